@@ -1,0 +1,117 @@
+"""The ``suitegen`` command: a thin front over the engine."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__
+from .oracle import OracleError
+from .render import RenderError
+from .toolchain import ToolchainError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _matrix_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nvcc", action="append", default=[], metavar="PATH",
+                   help="nvcc to test (repeatable); default: CUDA_HOME, CUDA_PATH, then PATH")
+    p.add_argument("--std", action="append", metavar="LIST", help="-std levels, comma-separated "
+                   "(default c++11,c++14,c++17,c++20)")
+    p.add_argument("--arch", action="append", metavar="LIST", help="arch targets, comma-separated "
+                   "(default sm_80,sm_90)")
+    p.add_argument("--flags", action="append", metavar="FLAGS",
+                   help="an extra flag set, e.g. '--extended-lambda' (repeatable: one config each)")
+    p.add_argument("--rules", action="append", default=[], metavar="PATTERN",
+                   help="glob over rule ids and section keys (repeatable)")
+    p.add_argument("--oracle", metavar="DIR", help="oracle folder (default: the repo's oracle/)")
+    p.add_argument("--templates", metavar="DIR", help="templates folder (default: the repo's templates/)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="suitegen", description="CUDA C++ (nvcc) conformance suites")
+    parser.add_argument("--version", action="version", version=f"suitegen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="generate, compile and judge every case across the matrix")
+    _matrix_options(run)
+    run.add_argument("--out", metavar="DIR", help="run folder (default reports/<run-id>)")
+    run.add_argument("-j", "--jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
+    run.add_argument("--no-exec", action="store_true", help="compile only; never run on a GPU")
+    run.add_argument("--resume", metavar="RUN", help="continue a run (its id under reports/, or its folder)")
+    run.add_argument("--timeout", type=float, default=120.0, help="seconds per compile (default 120)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    rules = sub.add_parser("rules", help="list the oracle's rules")
+    rules.add_argument("--json", action="store_true", help="machine-readable output")
+    rules.add_argument("--rules", action="append", default=[], metavar="PATTERN")
+    rules.add_argument("--oracle", metavar="DIR")
+    rules.add_argument("--templates", metavar="DIR")
+
+    gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
+    _matrix_options(gen)
+    gen.add_argument("--out", required=True, metavar="DIR", help="e.g. generated/<name>")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            from .runner import run_command
+            return run_command(args)
+        if args.command == "rules":
+            return rules_command(args)
+        return generate_command(args)
+    except (OracleError, RenderError, ToolchainError, ValueError) as exc:
+        print(f"suitegen: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def rules_command(args) -> int:
+    from .engine import load_cases
+    orc, cases = load_cases(args.oracle, args.templates, args.rules)
+    by_rule: dict[str, list] = {}
+    for c in cases:
+        by_rule.setdefault(c.rule.id, []).append(c)
+    rows = []
+    for rid, cs in by_rule.items():
+        r = cs[0].rule
+        rows.append({
+            "id": rid, "section": r.section, "statement": r.statement,
+            "conditions": r.requires.text if r.requires else None, "file": r.source_file,
+            "variants": [{"name": c.variant.name, "expect": c.variant.predicate and
+                          f"predicate:{c.variant.predicate}" or c.variant.expectation.expect.value,
+                          "conditions": c.variant.requires.text if c.variant.requires else None,
+                          "flags": list(c.variant.flags), "mode": c.variant.mode.value} for c in cs],
+        })
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    for row in rows:
+        kinds = ", ".join(f"{v['name']}:{v['expect']}" for v in row["variants"])
+        print(f"{row['id']}\n    {row['statement']}\n    variants: {kinds}")
+    print(f"\n{len(rows)} rules, {len(cases)} variants, {len({r['section'] for r in rows})} sections")
+    return EXIT_OK
+
+
+def generate_command(args) -> int:
+    from .corpus import write_corpus
+    from .engine import DEFAULT_ARCHS, DEFAULT_STDS, load_cases, make_configs, parse_list
+    from .model import Toolchain
+    orc, cases = load_cases(args.oracle, args.templates, args.rules)
+    # The manifest's commands name plain 'nvcc': a corpus is not tied to one toolchain.
+    tc = Toolchain(nvcc="nvcc", version=(0,), version_text="", host_compiler="", host_version="",
+                   fingerprint="any")
+    configs = make_configs([tc], parse_list(args.std, DEFAULT_STDS), parse_list(args.arch, DEFAULT_ARCHS),
+                           args.flags or [""])
+    out = Path(args.out)
+    manifest = write_corpus(cases, out, configs, extra={"suitegen": __version__})
+    print(f"wrote {len(cases)} cases to {out} ({manifest.name})")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""The one engine that the CLI and the pytest plugin share: plan the matrix, run one item."""
+from __future__ import annotations
+
+import fnmatch
+import shlex
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from . import oracle as oracle_mod
+from . import toolchain as tc_mod
+from .compile import DEFAULT_TIMEOUT, compile_case
+from .judge import judge, make_env, unsupported_reason
+from .model import Case, Config, Expect, Record, Std, Toolchain, arch_number
+from .render import Renderer
+
+DEFAULT_STDS = ("c++11", "c++14", "c++17", "c++20")
+DEFAULT_ARCHS = ("sm_80", "sm_90")
+
+
+@dataclass
+class Session:
+    """What is loaded and probed once per process: oracle, cases, toolchains, GPU."""
+
+    oracle: oracle_mod.Oracle
+    cases: list[Case]
+    toolchains: list[Toolchain]
+    features: dict[str, frozenset[str]]  # toolchain fingerprint -> detected features
+    gpu: tc_mod.GpuInfo
+    timeout: float = DEFAULT_TIMEOUT
+    execution_skipped: str | None = field(default=None)
+
+
+def select_rules(rules, patterns: Sequence[str]):
+    """Return the rules whose id or section key matches any glob (all rules if none given)."""
+    if not patterns:
+        return list(rules)
+    return [r for r in rules if any(fnmatch.fnmatchcase(r.id, p) or fnmatch.fnmatchcase(r.section, p)
+                                    for p in patterns)]
+
+
+def load_cases(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()):
+    """Load the oracle and render the selected rules' cases; raises on any malformed input."""
+    orc = oracle_mod.load(oracle_dir or oracle_mod.DEFAULT_ROOT)
+    rules = select_rules(orc.rules, patterns)
+    renderer = Renderer(templates_dir) if templates_dir else Renderer()
+    renderer.check_templates(rules)
+    return orc, renderer.render_all(rules)
+
+
+def open_session(nvcc: Sequence[str] = (), oracle_dir=None, templates_dir=None,
+                 patterns: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
+                 no_exec: bool = False) -> Session:
+    """Load and validate everything, probe the toolchains and the GPU; raise before any compile."""
+    orc, cases = load_cases(oracle_dir, templates_dir, patterns)
+    toolchains = [tc_mod.probe(p) for p in tc_mod.discover(nvcc)]
+    features = {}
+    gpu = tc_mod.detect_gpu()
+    for t in toolchains:
+        features[t.fingerprint] = tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
+    if no_exec:
+        skipped = "execution disabled (--no-exec)"
+    elif not gpu.available:
+        skipped = f"no GPU: {gpu.reason}"
+    else:
+        skipped = "runtime execution is not implemented yet (compile side only)"
+    return Session(oracle=orc, cases=cases, toolchains=toolchains, features=features, gpu=gpu,
+                   timeout=timeout, execution_skipped=skipped)
+
+
+def parse_list(values: Iterable[str] | None, default: Sequence[str]) -> list[str]:
+    """Split comma-separated, repeatable option values into one de-duplicated list."""
+    out: list[str] = []
+    for value in values or ():
+        for part in value.split(","):
+            part = part.strip()
+            if part and part not in out:
+                out.append(part)
+    return out or list(default)
+
+
+def make_configs(toolchains: Sequence[Toolchain], stds: Sequence[str] = DEFAULT_STDS,
+                 archs: Sequence[str] = DEFAULT_ARCHS, flag_sets: Sequence[str] = ("",)) -> list[Config]:
+    """Return the run matrix: toolchains x -std x arch x flag sets. Raises ValueError on bad input."""
+    std_levels = [Std.parse(s) for s in stds]
+    for a in archs:
+        arch_number(a)
+    flags = [tuple(shlex.split(f)) for f in flag_sets] or [()]
+    return [Config(toolchain=t, std=s, arch=a, flags=fl)
+            for t in toolchains for s in sorted(set(std_levels)) for a in archs for fl in flags]
+
+
+def plan(cases: Sequence[Case], configs: Sequence[Config]) -> list[tuple[Case, Config]]:
+    """Return every (case, config) pair, in a stable order."""
+    return [(c, cfg) for c in cases for cfg in configs]
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def run_one(session: Session, case: Case, config: Config) -> Record:
+    """Compile (if applicable) and judge one case under one config."""
+    started = now()
+    env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
+    result = None
+    if unsupported_reason(case, env) is None:
+        result = compile_case(case, config, timeout=session.timeout)
+    judgement = judge(case, config, env, result, session.oracle.deviations,
+                      execution_skipped=session.execution_skipped)
+    return Record(case=case, config=config, judgement=judgement, result=result, started=started)
+
+
+def has_runtime(cases: Iterable[Case]) -> bool:
+    """Return whether any case expects something observable only at run time."""
+    return any(c.variant.expectation.expect is Expect.RUNTIME for c in cases)

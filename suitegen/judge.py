@@ -1,0 +1,130 @@
+"""A pure function from expectation, outcome and config to a verdict."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import PurePath
+from typing import Iterable
+
+from .conditions import Env, flag_features
+from .definitions import PREDICATES
+from .model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation,
+                    Judgement, Outcome, PHASE_GROUPS, Verdict)
+
+
+def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
+    """Return the condition environment for one case under one config on this machine."""
+    feats = set(features) | flag_features((*config.flags, *case.variant.flags))
+    return Env(std=config.std, arch=config.arch, nvcc=config.toolchain.version, features=frozenset(feats))
+
+
+def unsupported_reason(case: Case, env: Env) -> str | None:
+    """Return why the config does not meet the rule's conditions, or None if it does."""
+    for cond in (case.rule.requires, case.variant.requires):
+        if cond is not None and not cond(env):
+            return f"requires {cond.text}"
+    return None
+
+
+def expectation_for(case: Case, env: Env) -> Expectation:
+    """Return the expectation for a case under an env, asking the predicate if the variant has one."""
+    variant = case.variant
+    if variant.predicate is None:
+        return variant.expectation
+    expect = PREDICATES[variant.predicate](variant.params, env)
+    if expect is Expect.REJECT:
+        return variant.expectation
+    return Expectation(expect=expect)
+
+
+def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...]) -> bool:
+    """Return whether a diagnostic is the one the expectation asks for."""
+    if diag.severity not in severities or not re.search(exp.diagnostic or "", diag.message, re.I):
+        return False
+    if exp.phase is not None and diag.phase not in PHASE_GROUPS[exp.phase]:
+        return False
+    if exp.check_line and case.violation_line is not None and diag.line is not None:
+        return PurePath(diag.file or "").name == case.main_file and diag.line == case.violation_line
+    return True
+
+
+def _first(diags, severities=("error", "fatal")) -> str:
+    for d in diags:
+        if d.severity in severities:
+            where = f"{d.file}({d.line}): " if d.file else ""
+            return f"[{d.phase.value}] {where}{d.message}"
+    return "no diagnostic"
+
+
+def compare(exp: Expectation, case: Case, result: CompileResult) -> tuple[Verdict, str]:
+    """Return (PASS or FAIL or UNRESOLVED, reason) for a compile result against an expectation."""
+    out = result.outcome
+    if out.infrastructure:
+        phase = result.phase.value if result.phase else "nvcc"
+        return Verdict.UNRESOLVED, f"{out.value} in {phase}: {_first(result.diagnostics)}"
+    where = f" at {case.main_file}:{case.violation_line}" if exp.check_line and case.violation_line else ""
+    if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
+        if out.accepted:
+            return Verdict.PASS, "accepted as expected"
+        return Verdict.FAIL, f"expected acceptance, rejected in {result.phase.value}: {_first(result.diagnostics)}"
+    if exp.expect is Expect.REJECT:
+        if out.accepted:
+            warn = _first(result.diagnostics, ("warning",))
+            return Verdict.FAIL, f"expected rejection ({exp.phase}: /{exp.diagnostic}/{where}), accepted" + (
+                f" with warning {warn}" if out is Outcome.ACCEPTED_WITH_WARNINGS else "")
+        if any(matches(d, exp, case, ("error", "fatal")) for d in result.diagnostics):
+            return Verdict.PASS, "rejected as expected"
+        return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
+                              f"{where}): {_first(result.diagnostics)}")
+    # WARN
+    if not out.accepted:
+        return Verdict.FAIL, f"expected a warning, rejected: {_first(result.diagnostics)}"
+    if any(matches(d, exp, case, ("warning",)) for d in result.diagnostics):
+        return Verdict.PASS, "warned as expected"
+    return Verdict.FAIL, f"expected warning /{exp.diagnostic}/{where}, got: {_first(result.diagnostics, ('warning',))}"
+
+
+def find_deviation(case: Case, env: Env, deviations: Iterable[Deviation]) -> Deviation | None:
+    """Return the recorded deviation that covers this case under this env, if any."""
+    for dev in deviations:
+        if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(case.variant.name, g) for g in dev.variants) \
+                and dev.when(env):
+            return dev
+    return None
+
+
+def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:
+    if result.outcome is not dev.observed:
+        return False
+    if not dev.match:
+        return True
+    return any(re.search(dev.match, d.message) for d in result.diagnostics)
+
+
+def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
+          deviations: Iterable[Deviation] = (), execution_skipped: str | None = None) -> Judgement:
+    """Return the verdict for one case under one config.
+
+    ``result`` is None only when the case was not compiled because it is unsupported here.
+    ``execution_skipped`` says why a runtime case was compiled but not run.
+    """
+    reason = unsupported_reason(case, env)
+    if reason is not None:
+        return Judgement(verdict=Verdict.UNSUPPORTED, reason=reason)
+    exp = expectation_for(case, env)
+    if result is None:
+        return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
+    verdict, why = compare(exp, case, result)
+    dev = find_deviation(case, env, deviations) if verdict in (Verdict.PASS, Verdict.FAIL) else None
+    if dev is not None:
+        if verdict is Verdict.PASS:
+            return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({dev.seen}): "
+                             f"{why}", expected=exp, deviation=dev)
+        if _deviation_shows(dev, result):
+            return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
+                             deviation=dev)
+        why += f" (differs from the recorded deviation: {dev.observed.value}: {dev.diagnostic})"
+    if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME and execution_skipped:
+        return Judgement(verdict=Verdict.UNSUPPORTED, reason=f"compiled; not run: {execution_skipped}",
+                         expected=exp)
+    return Judgement(verdict=verdict, reason=why, expected=exp)

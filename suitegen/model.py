@@ -1,0 +1,343 @@
+"""Data types shared by every stage: rules, cases, configs, outcomes, verdicts."""
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+FROZEN = dict(frozen=True, kw_only=True, slots=True)
+
+
+def digest(*parts: Any, length: int = 16) -> str:
+    """Return a stable hex hash of JSON-serialisable parts."""
+    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:length]
+
+
+@functools.total_ordering
+class Std(enum.Enum):
+    """A C++ dialect, ordered by year (never compare the strings)."""
+
+    CXX03 = "c++03"
+    CXX11 = "c++11"
+    CXX14 = "c++14"
+    CXX17 = "c++17"
+    CXX20 = "c++20"
+    CXX23 = "c++23"
+
+    @property
+    def rank(self) -> int:
+        return list(Std).index(self)
+
+    def __lt__(self, other: "Std") -> bool:
+        if not isinstance(other, Std):
+            return NotImplemented
+        return self.rank < other.rank
+
+    @classmethod
+    def parse(cls, text: str) -> "Std":
+        text = text.strip().lower().removeprefix("-std=")
+        for std in cls:
+            if std.value == text or std.value.replace("c++", "") == text:
+                return std
+        raise ValueError(f"unknown -std level {text!r} (known: {', '.join(s.value for s in cls)})")
+
+
+def arch_number(arch: str) -> int:
+    """Return the compute capability of an arch name: 'sm_90a' -> 90, 'compute_80' -> 80."""
+    name = arch.strip().lower()
+    for prefix in ("sm_", "compute_", "lto_"):
+        if name.startswith(prefix):
+            digits = "".join(ch for ch in name[len(prefix):] if ch.isdigit())
+            if digits:
+                return int(digits)
+    raise ValueError(f"unknown arch {arch!r} (expected sm_XX or compute_XX)")
+
+
+class Expect(enum.Enum):
+    """What the guide says must happen to a program."""
+
+    ACCEPT = "accept"
+    REJECT = "reject"
+    WARN = "warn"
+    RUNTIME = "runtime"
+
+
+class Phase(enum.Enum):
+    """The nvcc pipeline stage that produced a diagnostic or failed."""
+
+    NVCC = "nvcc"
+    HOST_PREPROCESS = "host-preprocess"
+    CUDAFE = "cudafe++"
+    CICC = "cicc"
+    PTXAS = "ptxas"
+    FATBINARY = "fatbinary"
+    NVLINK = "nvlink"
+    HOST_COMPILER = "host-compiler"
+    LINK = "link"
+
+
+# Expectation phases name a stage as the guide sees it; each maps onto observed phases.
+PHASE_GROUPS: Mapping[str, frozenset[Phase]] = {
+    "front-end": frozenset({Phase.CUDAFE, Phase.CICC}),
+    "device-back-end": frozenset({Phase.PTXAS}),
+    "device-link": frozenset({Phase.NVLINK}),
+    "host-compiler": frozenset({Phase.HOST_COMPILER}),
+    "host-preprocess": frozenset({Phase.HOST_PREPROCESS}),
+    "link": frozenset({Phase.LINK}),
+    **{p.value: frozenset({p}) for p in Phase},
+}
+
+
+class Mode(enum.Enum):
+    """How a case is built."""
+
+    COMPILE = "compile"  # nvcc -c on the main file
+    LINK = "link"  # nvcc on all files, producing an executable
+    RDC_LINK = "rdc-link"  # nvcc -rdc=true on all files, device link included
+
+
+class Outcome(enum.Enum):
+    """What the toolchain did, before any judging."""
+
+    ACCEPTED = "accepted"
+    ACCEPTED_WITH_WARNINGS = "accepted-with-warnings"
+    REJECTED = "rejected"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed-out"
+    TOOLCHAIN_ERROR = "toolchain-error"
+
+    @property
+    def accepted(self) -> bool:
+        return self in (Outcome.ACCEPTED, Outcome.ACCEPTED_WITH_WARNINGS)
+
+    @property
+    def infrastructure(self) -> bool:
+        return self in (Outcome.CRASHED, Outcome.TIMED_OUT, Outcome.TOOLCHAIN_ERROR)
+
+
+class Verdict(enum.Enum):
+    """lit-style result codes."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    XFAIL = "XFAIL"
+    XPASS = "XPASS"
+    UNSUPPORTED = "UNSUPPORTED"
+    UNRESOLVED = "UNRESOLVED"
+
+    @property
+    def is_failure(self) -> bool:
+        """Whether this verdict makes a run exit non-zero."""
+        return self in (Verdict.FAIL, Verdict.UNRESOLVED)
+
+
+@dataclass(**FROZEN)
+class Expectation:
+    """The guide's expectation for one variant, independent of config."""
+
+    expect: Expect
+    phase: str | None = None  # a key of PHASE_GROUPS, for reject
+    diagnostic: str | None = None  # regex over the diagnostic message, for reject/warn
+    check_line: bool = True  # the diagnostic must point at the marked violation line
+    observe: str | None = None  # for runtime: what the program must report
+
+
+@dataclass(**FROZEN)
+class Variant:
+    """One side of a rule: a parameter assignment and its expectation."""
+
+    name: str
+    params: Mapping[str, Any]
+    expectation: Expectation  # with a predicate: what to expect when it says reject
+    predicate: str | None = None  # name in suitegen.definitions.PREDICATES
+    requires: Any = None  # conditions.Condition or None
+    flags: tuple[str, ...] = ()
+    mode: Mode = Mode.COMPILE
+    note: str = ""
+
+
+@dataclass(**FROZEN)
+class Rule:
+    """One separately testable statement of the guide."""
+
+    id: str
+    section: str
+    statement: str
+    templates: Mapping[str, str]  # output file name -> template path
+    variants: tuple[Variant, ...]
+    requires: Any = None
+    source_file: str = ""
+    note: str = ""
+
+
+@dataclass(**FROZEN)
+class Case:
+    """A rendered program for one rule variant."""
+
+    rule: Rule
+    variant: Variant
+    files: Mapping[str, str]  # file name -> source text; the first is the main file
+    violation_line: int | None  # 1-based line of the marked violation in the main file
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule.id}[{self.variant.name}]"
+
+    @property
+    def main_file(self) -> str:
+        return next(iter(self.files))
+
+    @property
+    def key(self) -> str:
+        """Stable content hash: changes whenever what the case compiles changes."""
+        return digest(self.rule.id, self.variant.name, dict(self.files), list(self.variant.flags),
+                      self.variant.mode.value)
+
+
+@dataclass(**FROZEN)
+class Toolchain:
+    """An nvcc and the host compiler it drives, identified by what is actually run."""
+
+    nvcc: str  # resolved path
+    version: tuple[int, ...]
+    version_text: str
+    host_compiler: str
+    host_version: str
+    fingerprint: str
+    name: str = ""
+
+    @property
+    def version_str(self) -> str:
+        return ".".join(str(v) for v in self.version)
+
+    @property
+    def label(self) -> str:
+        return self.name or f"nvcc-{'.'.join(str(v) for v in self.version[:2])}"
+
+
+@dataclass(**FROZEN)
+class Config:
+    """One point of the run matrix."""
+
+    toolchain: Toolchain
+    std: Std
+    arch: str
+    flags: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return ",".join([self.std.value, self.arch, *self.flags])
+
+    @property
+    def key(self) -> str:
+        return digest(self.toolchain.fingerprint, self.std.value, self.arch, list(self.flags))
+
+
+@dataclass(**FROZEN)
+class Diagnostic:
+    """One message from the toolchain."""
+
+    severity: str  # error, warning, note, remark, fatal
+    message: str
+    phase: Phase
+    file: str | None = None
+    line: int | None = None
+    number: str | None = None
+
+    def to_json(self) -> dict:
+        return {"severity": self.severity, "message": self.message, "phase": self.phase.value,
+                "file": self.file, "line": self.line, "number": self.number}
+
+
+@dataclass(**FROZEN)
+class CompileResult:
+    """What running the toolchain on one case under one config produced."""
+
+    outcome: Outcome
+    phase: Phase | None  # the stage that failed, if any
+    exit_code: int | None
+    diagnostics: tuple[Diagnostic, ...]
+    commands: tuple[tuple[str, ...], ...]
+    output: str
+    duration: float
+
+
+@dataclass(**FROZEN)
+class Deviation:
+    """A recorded disagreement between one toolchain version range and the guide."""
+
+    rule: str
+    variants: tuple[str, ...]  # globs over variant names
+    when: Any  # conditions.Condition over nvcc version, std, arch, features
+    observed: Outcome
+    diagnostic: str  # the evidence: what the toolchain printed, for people
+    seen: str
+    match: str = ""  # regex that an observed diagnostic must match for the deviation to show
+    note: str = ""
+    source_file: str = ""
+
+
+@dataclass(**FROZEN)
+class Judgement:
+    """The verdict for one case under one config, and why."""
+
+    verdict: Verdict
+    reason: str
+    expected: Expectation | None = None
+    deviation: Deviation | None = None
+
+
+@dataclass(**FROZEN)
+class Record:
+    """One line of results.jsonl."""
+
+    case: Case
+    config: Config
+    judgement: Judgement
+    result: CompileResult | None
+    started: str
+
+    def to_json(self) -> dict:
+        exp = self.judgement.expected
+        res = self.result
+        tc = self.config.toolchain
+        return {
+            "case_id": self.case.id,
+            "case_key": self.case.key,
+            "config_id": self.config.id,
+            "config_key": self.config.key,
+            "rule": self.case.rule.id,
+            "section": self.case.rule.section,
+            "variant": self.case.variant.name,
+            "config": {
+                "toolchain": tc.label, "fingerprint": tc.fingerprint, "nvcc": tc.nvcc,
+                "nvcc_version": tc.version_str, "host_compiler": tc.host_compiler,
+                "host_version": tc.host_version, "std": self.config.std.value,
+                "arch": self.config.arch, "flags": list(self.config.flags + self.case.variant.flags),
+            },
+            "expected": None if exp is None else {
+                "expect": exp.expect.value, "phase": exp.phase, "diagnostic": exp.diagnostic,
+                "line": self.case.violation_line if exp.check_line else None, "observe": exp.observe,
+            },
+            "observed": None if res is None else {
+                "outcome": res.outcome.value,
+                "phase": res.phase.value if res.phase else None,
+                "exit_code": res.exit_code,
+                "diagnostics": [d.to_json() for d in res.diagnostics],
+                "commands": [list(c) for c in res.commands],
+            },
+            "verdict": self.judgement.verdict.value,
+            "reason": self.judgement.reason,
+            "deviation": None if self.judgement.deviation is None else {
+                "observed": self.judgement.deviation.observed.value,
+                "diagnostic": self.judgement.deviation.diagnostic,
+                "seen": self.judgement.deviation.seen,
+                "file": self.judgement.deviation.source_file,
+            },
+            "duration": round(res.duration, 3) if res else 0.0,
+            "started": self.started,
+        }

@@ -1,0 +1,179 @@
+"""pytest plugin: each (case, config) is one item, judged by the same engine as ``suitegen run``.
+
+Opt in with ``pytest --suitegen oracle/`` (the oracle's rule files) or collect a materialised
+corpus with ``pytest generated/<name>`` (its manifest.json). The project's own tests never
+collect the suite by accident: without --suitegen, rule files are not collected.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from . import engine, oracle as oracle_mod, toolchain as tc_mod
+from .corpus import MANIFEST, read_corpus
+from .model import Case, Config, Verdict
+from .render import RenderError, Renderer
+from .results import ResultsFile
+
+STASH = pytest.StashKey["engine.Session"]()
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("suitegen", "CUDA C++ conformance suites")
+    group.addoption("--suitegen", action="store_true", help="collect the oracle's rule files as tests")
+    group.addoption("--suitegen-nvcc", action="append", default=[], metavar="PATH", help="nvcc to test")
+    group.addoption("--suitegen-std", action="append", metavar="LIST", help="-std levels, comma-separated")
+    group.addoption("--suitegen-arch", action="append", metavar="LIST", help="arch targets, comma-separated")
+    group.addoption("--suitegen-flags", action="append", metavar="FLAGS", help="extra flag set (repeatable)")
+    group.addoption("--suitegen-rules", action="append", default=[], metavar="PATTERN",
+                    help="glob over rule ids and section keys")
+    group.addoption("--suitegen-out", metavar="DIR", help="also append records to DIR/results.jsonl")
+    group.addoption("--suitegen-timeout", type=float, default=120.0, help="seconds per compile")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
+    config.addinivalue_line("markers", "nvcc: needs a real nvcc")
+    config.addinivalue_line("markers", "slow: takes more than a few seconds")
+
+
+def _session(config) -> engine.Session:
+    """Return this process's engine session (toolchains probed once per xdist worker)."""
+    if STASH not in config.stash:
+        opt = config.option
+        try:
+            toolchains = [tc_mod.probe(p) for p in tc_mod.discover(opt.suitegen_nvcc)]
+            orc = oracle_mod.load(oracle_mod.DEFAULT_ROOT)
+        except (tc_mod.ToolchainError, oracle_mod.OracleError) as exc:
+            raise pytest.UsageError(f"suitegen: {exc}") from None
+        gpu = tc_mod.detect_gpu()
+        features = {t.fingerprint: tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
+                    for t in toolchains}
+        skipped = f"no GPU: {gpu.reason}" if not gpu.available else \
+            "runtime execution is not implemented yet (compile side only)"
+        config.stash[STASH] = engine.Session(oracle=orc, cases=[], toolchains=toolchains, features=features,
+                                             gpu=gpu, timeout=opt.suitegen_timeout, execution_skipped=skipped)
+    return config.stash[STASH]
+
+
+def _configs(config) -> list[Config]:
+    opt = config.option
+    try:
+        return engine.make_configs(_session(config).toolchains,
+                                   engine.parse_list(opt.suitegen_std, engine.DEFAULT_STDS),
+                                   engine.parse_list(opt.suitegen_arch, engine.DEFAULT_ARCHS),
+                                   opt.suitegen_flags or [""])
+    except ValueError as exc:
+        raise pytest.UsageError(f"suitegen: {exc}") from None
+
+
+def pytest_collect_file(file_path: Path, parent):
+    opt = parent.config.option
+    if file_path.name == MANIFEST:
+        try:
+            if json.loads(file_path.read_text()).get("format") is not None:
+                return CorpusFile.from_parent(parent, path=file_path)
+        except (OSError, ValueError):
+            return None
+    if (getattr(opt, "suitegen", False) and file_path.suffix == ".toml"
+            and file_path.parent.resolve() == oracle_mod.DEFAULT_ROOT
+            and file_path.name != "sections.toml"):
+        return SectionFile.from_parent(parent, path=file_path)
+    return None
+
+
+class _SuiteFile(pytest.File):
+    def _cases(self) -> list[Case]:
+        raise NotImplementedError
+
+    def collect(self):
+        patterns = self.config.option.suitegen_rules
+        cases = [c for c in self._cases() if engine.select_rules([c.rule], patterns)]
+        configs = _configs(self.config)
+        for case in sorted(cases, key=lambda c: c.id):
+            for cfg in configs:
+                name = f"{case.rule.id}[{case.variant.name},{cfg.id}]"
+                if len(configs) > 1 and len({c.toolchain.fingerprint for c in configs}) > 1:
+                    name = f"{case.rule.id}[{case.variant.name},{cfg.toolchain.label},{cfg.id}]"
+                yield SuitegenItem.from_parent(self, name=name, case=case, cfg=cfg)
+
+
+class SectionFile(_SuiteFile):
+    """An oracle section file: its rules rendered into cases."""
+
+    def _cases(self):
+        rules = [r for r in _session(self.config).oracle.rules if r.section == self.path.stem]
+        try:
+            return Renderer().render_all(rules)
+        except RenderError as exc:  # a broken template is one collection error naming it
+            raise self.CollectError(str(exc)) from None
+
+
+class CorpusFile(_SuiteFile):
+    """A materialised corpus (generated/<name>/manifest.json)."""
+
+    def _cases(self):
+        try:
+            return read_corpus(self.path)
+        except Exception as exc:
+            raise self.CollectError(f"{self.path}: {exc}") from None
+
+
+class SuitegenFailure(Exception):
+    """A FAIL or UNRESOLVED verdict, with the record to show."""
+
+    def __init__(self, record: dict):
+        super().__init__(record["reason"])
+        self.record = record
+
+
+class SuitegenItem(pytest.Item):
+    """One case under one config."""
+
+    def __init__(self, *, case: Case, cfg: Config, **kw):
+        super().__init__(**kw)
+        self.case, self.cfg = case, cfg
+        if case.variant.expectation.expect.value == "runtime":
+            self.add_marker(pytest.mark.gpu)
+
+    def runtest(self):
+        session = _session(self.config)
+        record = engine.run_one(session, self.case, self.cfg)
+        data = record.to_json()
+        out = self.config.option.suitegen_out
+        if out:
+            ResultsFile(out).append(data)
+        cfg = data["config"]
+        for key, value in (("rule", data["rule"]), ("section", data["section"]), ("variant", data["variant"]),
+                           ("toolchain", cfg["toolchain"]), ("fingerprint", cfg["fingerprint"]),
+                           ("nvcc_version", cfg["nvcc_version"]), ("std", cfg["std"]), ("arch", cfg["arch"]),
+                           ("flags", " ".join(cfg["flags"])), ("verdict", data["verdict"])):
+            self.user_properties.append((key, value))
+        verdict = Verdict(data["verdict"])
+        if verdict is Verdict.UNSUPPORTED:
+            pytest.skip(data["reason"])
+        if verdict is Verdict.XFAIL:
+            pytest.xfail(data["reason"])
+        if verdict.is_failure:
+            raise SuitegenFailure(data)
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, SuitegenFailure):
+            r = excinfo.value.record
+            lines = [f"{r['verdict']}: {r['reason']}", f"rule: {r['rule']} ({self.case.rule.statement})"]
+            if r["expected"]:
+                lines.append(f"expected: {json.dumps(r['expected'])}")
+            if r["observed"]:
+                lines.append(f"observed: {r['observed']['outcome']} in {r['observed']['phase']}")
+                lines += [f"  {d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) {d['message']}"
+                          for d in r["observed"]["diagnostics"][:10]]
+                lines += ["command: " + " ".join(c) for c in r["observed"]["commands"]]
+            lines.append("source:")
+            lines += [f"{i + 1:4}  {text}" for i, text in enumerate(self.case.files[self.case.main_file].splitlines())]
+            return "\n".join(lines)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, self.name

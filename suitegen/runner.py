@@ -1,0 +1,137 @@
+"""``suitegen run``: the matrix in parallel, results appended as they come, resumable."""
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__
+from .engine import (DEFAULT_ARCHS, DEFAULT_STDS, Session, has_runtime, make_configs, now,
+                     open_session, parse_list, plan, run_one)
+from .model import Judgement, Record, Verdict
+from .report import Progress, summarize, table
+from .results import META, SUMMARY, ResultsFile, read_records, write_json
+
+REPORTS = Path("reports")
+RESUMED_OPTIONS = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout")
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+def _run_folder(args) -> tuple[Path, str]:
+    if args.resume:
+        folder = Path(args.resume)
+        if not folder.is_dir():
+            folder = REPORTS / args.resume
+        if not (folder / META).exists():
+            raise ValueError(f"--resume {args.resume}: no run found ({folder / META} is missing)")
+        return folder, folder.name
+    if args.out:
+        return Path(args.out), Path(args.out).name
+    run_id = new_run_id()
+    return REPORTS / run_id, run_id
+
+
+def _restore_options(args, folder: Path) -> None:
+    import json
+    saved = json.loads((folder / META).read_text()).get("args", {})
+    for key in RESUMED_OPTIONS:
+        if key in saved and getattr(args, key) in (None, [], False):
+            setattr(args, key, saved[key])
+
+
+def safe_run_one(session: Session, case, config) -> Record:
+    """Run one item; a harness exception becomes UNRESOLVED with its traceback, never FAIL."""
+    try:
+        return run_one(session, case, config)
+    except Exception:
+        tb = traceback.format_exc(limit=5)
+        return Record(case=case, config=config, result=None, started=now(),
+                      judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
+
+
+def run_command(args) -> int:
+    folder, run_id = _run_folder(args)
+    if args.resume:
+        _restore_options(args, folder)
+    session = open_session(args.nvcc, args.oracle, args.templates, args.rules, args.timeout, args.no_exec)
+    configs = make_configs(session.toolchains, parse_list(args.std, DEFAULT_STDS),
+                           parse_list(args.arch, DEFAULT_ARCHS), args.flags or [""])
+    results = ResultsFile(folder)
+    done = results.done_keys()
+    items = [(c, cfg) for c, cfg in plan(session.cases, configs) if (c.key, cfg.key) not in done]
+    jobs = args.jobs or os.cpu_count() or 1
+    meta = {
+        "run_id": run_id, "suitegen": __version__, "started": now(),
+        "toolchains": [{"label": t.label, "nvcc": t.nvcc, "version": t.version_str,
+                        "fingerprint": t.fingerprint, "host_compiler": t.host_compiler,
+                        "host_version": t.host_version} for t in session.toolchains],
+        "gpu": {"available": session.gpu.available, "reason": session.gpu.reason,
+                "devices": list(session.gpu.devices)},
+        "execution": session.execution_skipped or "runtime cases executed",
+        "args": {k: getattr(args, k) for k in RESUMED_OPTIONS},
+        "jobs": jobs,
+    }
+    write_json(folder / META, meta)
+    for t in session.toolchains:
+        print(f"suitegen: {t.label} {t.version_str} at {t.nvcc} (host {t.host_version}; fingerprint "
+              f"{t.fingerprint})", file=sys.stderr)
+    print(f"suitegen: {len(session.cases)} cases x {len(configs)} configs = "
+          f"{len(session.cases) * len(configs)} results; {len(done)} already done; -j {jobs}; "
+          f"run folder {folder}", file=sys.stderr)
+    if has_runtime(session.cases) and session.execution_skipped:
+        print(f"suitegen: execution skipped: {session.execution_skipped}; runtime cases are compiled "
+              f"and judged on their compile only (UNSUPPORTED, never PASS)", file=sys.stderr)
+    start = time.monotonic()
+    interrupted = _execute(session, items, results, jobs, quiet=args.quiet)
+    wall = time.monotonic() - start
+    records = list(read_records(results.path))
+    meta.update(finished=now(), wall_seconds=round(wall, 2), interrupted=interrupted,
+                items_this_run=len(items), cases_per_second=round(len(items) / wall, 2) if wall else None)
+    write_json(folder / META, meta)
+    summary = summarize(records, meta)
+    write_json(folder / SUMMARY, summary)
+    print(table(summary))
+    print(f"\n{summary['results']} results in {folder}; this run: {len(items)} items in {wall:.1f}s "
+          f"({meta['cases_per_second']} /s)")
+    if interrupted:
+        print(f"suitegen: interrupted; {len(records)} results kept. Continue with: "
+              f"suitegen run --resume {folder}", file=sys.stderr)
+        return 130
+    return 1 if summary["failed"] else 0
+
+
+def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bool) -> bool:
+    """Run items on a thread pool, appending each record as it completes; return whether interrupted."""
+    progress = Progress(len(items), enabled=not quiet)
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    pending = set()
+    queue = iter(items)
+    try:
+        for item in queue:
+            pending.add(pool.submit(safe_run_one, session, *item))
+            if len(pending) >= jobs * 2:
+                break
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                data = results.append(fut.result())
+                progress.update(data["verdict"])
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.add(pool.submit(safe_run_one, session, *nxt))
+        return False
+    except KeyboardInterrupt:
+        for fut in pending:
+            fut.cancel()
+        return True
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        progress.close()
