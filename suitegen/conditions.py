@@ -20,6 +20,7 @@ KNOWN_FEATURES = frozenset({
     "extended-lambda", "relaxed-constexpr",
     "no-host-device-initializer-list", "no-host-device-move-forward",
     "has-nvfunctional", "has-float128", "has-int128",
+    "werror-deprecated", "no-deprecated-warnings",
 })
 
 # nvcc flags that switch a feature on; the feature is what conditions name.
@@ -32,6 +33,8 @@ FLAG_FEATURES = {
     "-dc": "rdc",
     "--no-host-device-initializer-list": "no-host-device-initializer-list",
     "--no-host-device-move-forward": "no-host-device-move-forward",
+    "-Werror=deprecated-declarations": "werror-deprecated",
+    "-Wno-deprecated-declarations": "no-deprecated-warnings",
 }
 
 OPS: dict[str, Callable] = {
