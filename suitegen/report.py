@@ -54,12 +54,13 @@ def table(summary: dict) -> str:
 class Progress:
     """A one-line progress bar on a terminal, a line every 10% otherwise."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, enabled: bool = True):
-        self.total, self.stream, self.enabled = total, stream, enabled and total > 0
+    def __init__(self, total: int, stream: TextIO | None = None, enabled: bool = True):
+        self.total, self.enabled = total, enabled and total > 0
+        self.stream = stream or sys.stderr
         self.done = 0
         self.counts: Counter = Counter()
         self.start = time.monotonic()
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
         self._last_decile = -1
 
     def update(self, verdict: str) -> None:

@@ -112,8 +112,12 @@ def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bo
     """Run items on a thread pool, appending each record as it completes; return whether interrupted."""
     progress = Progress(len(items), enabled=not quiet)
     pool = ThreadPoolExecutor(max_workers=jobs)
-    pending = set()
+    pending: set = set()
     queue = iter(items)
+
+    def record(fut) -> None:
+        progress.update(results.append(fut.result())["verdict"])
+
     try:
         for item in queue:
             pending.add(pool.submit(safe_run_one, session, *item))
@@ -122,15 +126,17 @@ def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bo
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:
-                data = results.append(fut.result())
-                progress.update(data["verdict"])
+                record(fut)
                 nxt = next(queue, None)
                 if nxt is not None:
                     pending.add(pool.submit(safe_run_one, session, *nxt))
         return False
     except KeyboardInterrupt:
+        # Keep what is already compiling: wait for it and record it, drop what has not started.
+        pool.shutdown(wait=True, cancel_futures=True)
         for fut in pending:
-            fut.cancel()
+            if fut.done() and not fut.cancelled():
+                record(fut)
         return True
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,83 @@
+"""Shared fixtures: fake toolchains for error paths, real nvcc detection for integration tests."""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+HAVE_NVCC = shutil.which("nvcc") is not None
+needs_nvcc = pytest.mark.skipif(not HAVE_NVCC, reason="needs a real nvcc on PATH")
+
+VERSION = """nvcc: NVIDIA (R) Cuda compiler driver
+Copyright (c) 2005-2025 NVIDIA Corporation
+Cuda compilation tools, release 13.0, V13.0.88
+Build cuda_13.0.r13.0/compiler.36424714_0"""
+
+
+def write_fake_nvcc(folder: Path, body: str, version: str = VERSION, name: str = "nvcc") -> Path:
+    """Write an executable fake nvcc: answers --version, then runs ``body`` (bash) for compiles."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/bash\n"
+                    f"if [ \"$1\" = \"--version\" ]; then cat <<'EOV'\n{version}\nEOV\nexit 0; fi\n"
+                    + textwrap.dedent(body) + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+@pytest.fixture
+def fake_nvcc(tmp_path):
+    """Return a factory: fake_nvcc(body) -> path of a fake nvcc running ``body`` on compiles."""
+    counter = iter(range(1000))
+
+    def make(body: str, version: str = VERSION) -> Path:
+        return write_fake_nvcc(tmp_path / f"fake{next(counter)}", body, version)
+
+    return make
+
+
+MINI_SECTIONS = '[sections]\ndemo = "A demo section"\n'
+
+
+@pytest.fixture
+def mini_oracle(tmp_path):
+    """Return (oracle_dir, templates_dir) holding one small valid section 'demo'."""
+    orc = tmp_path / "oracle"
+    tpl = tmp_path / "templates"
+    (orc / "deviations").mkdir(parents=True)
+    (tpl / "demo").mkdir(parents=True)
+    (orc / "sections.toml").write_text(MINI_SECTIONS)
+    (orc / "demo.toml").write_text(textwrap.dedent('''
+        section = "demo"
+
+        [[rule]]
+        id = "no-long-double"
+        statement = "long double may not be used in device code."
+        template = "demo/ld.cu.j2"
+        phase = "front-end"
+        diagnostic = "long double"
+
+          [[rule.variant]]
+          name = "pos-{fn}"
+          expect = "accept"
+          params = { type = "double" }
+          matrix = { fn = ["host"] }
+
+          [[rule.variant]]
+          name = "neg-{fn}"
+          expect = "reject"
+          params = { type = "long double" }
+          matrix = { fn = ["device", "global"] }
+        '''))
+    (tpl / "demo" / "ld.cu.j2").write_text(textwrap.dedent('''\
+        __{{ fn }}__ void f(double *out) {
+          {{ type }} v = 1; {{ CHECK }}
+          *out = (double)v;
+        }
+        '''))
+    return orc, tpl

@@ -1,0 +1,124 @@
+"""The judge, table-driven: outcome x expectation -> verdict."""
+import pytest
+
+from suitegen import conditions
+from suitegen.judge import judge, make_env
+from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome,
+                            Phase, Rule, Std, Toolchain, Variant, Verdict)
+
+TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compiler="g++",
+               host_version="g++ 12", fingerprint="f00")
+CFG = Config(toolchain=TC, std=Std.CXX17, arch="sm_90")
+REJECT = Expectation(expect=Expect.REJECT, phase="front-end", diagnostic="long double")
+WARN = Expectation(expect=Expect.WARN, diagnostic="deprecated")
+ACCEPT = Expectation(expect=Expect.ACCEPT)
+RUNTIME = Expectation(expect=Expect.RUNTIME, observe="prints 32")
+
+
+def case(exp, name="neg", requires=None, predicate=None, params=None, line=2):
+    v = Variant(name=name, params=params or {}, expectation=exp, predicate=predicate,
+                requires=conditions.parse(requires) if requires else None)
+    rule = Rule(id="demo/r", section="demo", statement="s", templates={"main.cu": "t"}, variants=(v,))
+    return Case(rule=rule, variant=v, files={"main.cu": "a\nb\nc\n"}, violation_line=line)
+
+
+def diag(msg, sev="error", phase=Phase.CICC, line=2, file="main.cu"):
+    return Diagnostic(severity=sev, message=msg, phase=phase, file=file, line=line)
+
+
+def result(outcome, *diags, phase=None):
+    return CompileResult(outcome=outcome, phase=phase, exit_code=0 if outcome.accepted else 1,
+                         diagnostics=diags, commands=(("nvcc",),), output="", duration=0.1)
+
+
+def run(c, res, devs=(), features=("linux",), skipped=None):
+    return judge(c, CFG, make_env(CFG, c, features), res, devs, execution_skipped=skipped)
+
+
+LD = diag("type long double is not supported in device code")
+
+TABLE = [
+    # expectation, result, verdict
+    (ACCEPT, result(Outcome.ACCEPTED), Verdict.PASS),
+    (ACCEPT, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("unused", "warning")), Verdict.PASS),
+    (ACCEPT, result(Outcome.REJECTED, LD, phase=Phase.CICC), Verdict.FAIL),
+    (REJECT, result(Outcome.REJECTED, LD, phase=Phase.CICC), Verdict.PASS),
+    (REJECT, result(Outcome.ACCEPTED), Verdict.FAIL),
+    (REJECT, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("long double", "warning")), Verdict.FAIL),
+    # rejected for an unrelated reason: not this rule's rejection
+    (REJECT, result(Outcome.REJECTED, diag("identifier x is undefined"), phase=Phase.CICC), Verdict.FAIL),
+    # right message, wrong line
+    (REJECT, result(Outcome.REJECTED, diag("long double", line=3), phase=Phase.CICC), Verdict.FAIL),
+    # right message, wrong phase
+    (REJECT, result(Outcome.REJECTED, diag("long double", phase=Phase.PTXAS), phase=Phase.PTXAS), Verdict.FAIL),
+    # a note with the right text does not count as the error
+    (REJECT, result(Outcome.REJECTED, diag("long double", "note"), diag("other"), phase=Phase.CICC), Verdict.FAIL),
+    (WARN, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("entity is deprecated", "warning")), Verdict.PASS),
+    (WARN, result(Outcome.ACCEPTED), Verdict.FAIL),
+    (WARN, result(Outcome.REJECTED, diag("deprecated")), Verdict.FAIL),
+    # infrastructure failures are never a rejection as expected
+    (REJECT, result(Outcome.CRASHED, diag("internal error: long double")), Verdict.UNRESOLVED),
+    (REJECT, result(Outcome.TIMED_OUT), Verdict.UNRESOLVED),
+    (ACCEPT, result(Outcome.TOOLCHAIN_ERROR, diag("Value 'c++99' is not defined", "fatal", Phase.NVCC)),
+     Verdict.UNRESOLVED),
+]
+
+
+@pytest.mark.parametrize("exp, res, verdict", TABLE)
+def test_table(exp, res, verdict):
+    j = run(case(exp), res)
+    assert j.verdict is verdict, j.reason
+
+
+def test_unsupported_says_why():
+    j = run(case(REJECT, requires="windows"), None)
+    assert j.verdict is Verdict.UNSUPPORTED and j.reason == "requires windows"
+
+
+def test_runtime_without_gpu_never_passes():
+    j = run(case(RUNTIME), result(Outcome.ACCEPTED), skipped="no GPU: nvidia-smi not found")
+    assert j.verdict is Verdict.UNSUPPORTED and "no GPU" in j.reason
+    j = run(case(RUNTIME), result(Outcome.REJECTED, LD, phase=Phase.CICC), skipped="no GPU")
+    assert j.verdict is Verdict.FAIL, "a runtime case that does not compile fails"
+
+
+def test_predicate_decides_expectation():
+    params = {"cls": {"ctor": "body"}}
+    neg = case(REJECT.__class__(expect=Expect.REJECT, phase="front-end", diagnostic="dynamic initialization"),
+               predicate="device_variable_of_class", params=params)
+    ok = result(Outcome.ACCEPTED)
+    assert run(neg, ok).verdict is Verdict.FAIL  # non-empty ctor: the guide says reject
+    pos = case(neg.variant.expectation, predicate="device_variable_of_class", params={"cls": {"ctor": "empty"}})
+    assert run(pos, ok).verdict is Verdict.PASS
+
+
+def dev(observed, match="", when="nvcc==13.0", variants=("neg",)):
+    return Deviation(rule="demo/r", variants=variants, when=conditions.parse(when), observed=observed,
+                     diagnostic="evidence", seen="2026-11-21", match=match)
+
+
+def test_known_deviation_is_xfail():
+    res = result(Outcome.ACCEPTED_WITH_WARNINGS, diag('attribute "__shared__" does not apply here', "warning"))
+    j = run(case(REJECT), res, [dev(Outcome.ACCEPTED_WITH_WARNINGS, match="does not apply")])
+    assert j.verdict is Verdict.XFAIL and j.deviation is not None
+
+
+def test_deviation_for_other_version_or_variant_does_not_apply():
+    res = result(Outcome.ACCEPTED)
+    assert run(case(REJECT), res, [dev(Outcome.ACCEPTED, when="nvcc>=13.2")]).verdict is Verdict.FAIL
+    assert run(case(REJECT), res, [dev(Outcome.ACCEPTED, variants=("pos-*",))]).verdict is Verdict.FAIL
+
+
+def test_deviation_that_changed_shape_is_a_fail():
+    res = result(Outcome.REJECTED, diag("something else"), phase=Phase.CICC)
+    j = run(case(REJECT), res, [dev(Outcome.ACCEPTED)])
+    assert j.verdict is Verdict.FAIL and "differs from the recorded deviation" in j.reason
+
+
+def test_deviation_that_no_longer_shows_is_xpass():
+    j = run(case(REJECT), result(Outcome.REJECTED, LD, phase=Phase.CICC), [dev(Outcome.ACCEPTED)])
+    assert j.verdict is Verdict.XPASS
+
+
+def test_failure_codes():
+    assert {v for v in Verdict if v.is_failure} == {Verdict.FAIL, Verdict.UNRESOLVED}

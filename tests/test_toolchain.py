@@ -1,0 +1,107 @@
+"""Toolchain discovery, fingerprints and the error paths of a missing, broken, crashing or hanging nvcc."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from suitegen import toolchain
+from suitegen.cli import main
+from suitegen.toolchain import ToolchainError
+
+from conftest import VERSION
+
+
+def test_discover_prefers_option_then_cuda_home_then_path(tmp_path, fake_nvcc):
+    explicit = fake_nvcc("exit 0")
+    home = tmp_path / "cuda"
+    (home / "bin").mkdir(parents=True)
+    home_nvcc = fake_nvcc("exit 0")
+    (home / "bin" / "nvcc").symlink_to(home_nvcc)
+    on_path = fake_nvcc("exit 0")
+    env = {"CUDA_HOME": str(home), "PATH": str(on_path.parent)}
+    assert toolchain.discover([str(explicit)], env) == [str(explicit)]
+    assert toolchain.discover([], env) == [str(home / "bin" / "nvcc")]
+    assert toolchain.discover([], {"PATH": str(on_path.parent)}) == [str(on_path)]
+    assert toolchain.discover([str(explicit.parent)], env) == [str(explicit)]  # a folder holding nvcc
+
+
+def test_missing_nvcc_is_one_clear_error(tmp_path):
+    with pytest.raises(ToolchainError, match="no nvcc found"):
+        toolchain.discover([], {"PATH": str(tmp_path)})
+    with pytest.raises(ToolchainError, match="nvcc not found: /nonexistent/nvcc"):
+        toolchain.discover(["/nonexistent/nvcc"])
+
+
+def test_broken_nvcc(fake_nvcc, tmp_path):
+    broken = tmp_path / "nvcc"
+    broken.write_text("#!/bin/bash\necho 'libnvvm.so: cannot open shared object' >&2\nexit 127\n")
+    broken.chmod(0o755)
+    with pytest.raises(ToolchainError, match="nvcc is broken.*exited 127.*libnvvm"):
+        toolchain.probe(str(broken))
+    not_nvcc = fake_nvcc("exit 0", version="hello")
+    with pytest.raises(ToolchainError, match="printed no version"):
+        toolchain.probe(str(not_nvcc))
+
+
+def test_fingerprint_tells_wrappers_apart(fake_nvcc):
+    a = toolchain.probe(str(fake_nvcc("exit 0")))
+    b = toolchain.probe(str(fake_nvcc("exit 1  # another wrapper, same version text")))
+    assert a.version == b.version == (13, 0, 88)
+    assert a.fingerprint != b.fingerprint
+    assert toolchain.probe(a.nvcc).fingerprint == a.fingerprint, "fingerprints are stable"
+
+
+def run_cli(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_missing_nvcc_exits_2(tmp_path, mini_oracle, capsys):
+    code, out, err = run_cli(["run", "--nvcc", str(tmp_path / "nope"), "--oracle", str(mini_oracle[0]),
+                              "--templates", str(mini_oracle[1]), "--out", str(tmp_path / "r")], capsys)
+    assert code == 2
+    assert err.strip().startswith("suitegen: error: nvcc not found") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def _run_with(fake, mini_oracle, tmp_path, capsys, *extra):
+    out = tmp_path / "run"
+    code, stdout, err = run_cli(["run", "--nvcc", str(fake), "--oracle", str(mini_oracle[0]),
+                                 "--templates", str(mini_oracle[1]), "--std", "c++17", "--arch", "sm_90",
+                                 "--out", str(out), "-j", "2", "-q", *extra], capsys)
+    assert (out / "results.jsonl").exists(), err
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    return code, records, json.loads((out / "summary.json").read_text())
+
+
+def test_crashing_nvcc_is_unresolved_not_pass(fake_nvcc, mini_oracle, tmp_path, capsys):
+    fake = fake_nvcc('echo "#$ cudafe++ --c++17 x"; echo "Segmentation fault (core dumped)"; '
+                     'echo "# --error 0x8b --"; exit 139')
+    code, records, summary = _run_with(fake, mini_oracle, tmp_path, capsys)
+    assert code == 1
+    assert {r["verdict"] for r in records} == {"UNRESOLVED"}
+    assert all(r["observed"]["outcome"] == "crashed" for r in records)
+    assert summary["counts"]["UNRESOLVED"] == 3 and summary["counts"]["PASS"] == 0
+
+
+def test_hanging_nvcc_times_out(fake_nvcc, mini_oracle, tmp_path, capsys):
+    fake = fake_nvcc("sleep 30")
+    code, records, _ = _run_with(fake, mini_oracle, tmp_path, capsys, "--timeout", "1")
+    assert code == 1
+    assert {r["observed"]["outcome"] for r in records} == {"timed-out"}
+    assert all(r["verdict"] == "UNRESOLVED" and r["duration"] < 10 for r in records)
+
+
+def test_nvcc_that_exits_with_canned_diagnostic(fake_nvcc, mini_oracle, tmp_path, capsys):
+    # The fake prints a front-end error on line 2 for every compile: negatives pass, the positive fails.
+    fake = fake_nvcc('echo "#$ cudafe++ --c++17 x"; echo "main.cu(2): error: type long double is not '
+                     'supported in device code"; echo "# --error 0x2 --"; exit 2')
+    code, records, summary = _run_with(fake, mini_oracle, tmp_path, capsys)
+    verdicts = {r["variant"]: r["verdict"] for r in records}
+    assert verdicts == {"pos-host": "FAIL", "neg-device": "PASS", "neg-global": "PASS"}
+    assert code == 1
+    neg = next(r for r in records if r["variant"] == "neg-device")
+    cmd = neg["observed"]["commands"][0]
+    assert cmd[0] == str(fake) and "-std=c++17" in cmd and "-arch=sm_90" in cmd and "main.cu" in cmd
