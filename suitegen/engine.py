@@ -12,7 +12,7 @@ from . import oracle as oracle_mod
 from . import toolchain as tc_mod
 from .compile import DEFAULT_TIMEOUT, compile_case
 from .judge import judge, make_env, unsupported_reason
-from .model import Case, Config, Expect, Record, Std, Toolchain, arch_number
+from .model import Case, Config, Record, Std, Toolchain, arch_number
 from .render import Renderer
 
 DEFAULT_STDS = ("c++11", "c++14", "c++17", "c++20")
@@ -110,8 +110,3 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     judgement = judge(case, config, env, result, session.oracle.deviations,
                       execution_skipped=session.execution_skipped)
     return Record(case=case, config=config, judgement=judgement, result=result, started=started)
-
-
-def has_runtime(cases: Iterable[Case]) -> bool:
-    """Return whether any case expects something observable only at run time."""
-    return any(c.variant.expectation.expect is Expect.RUNTIME for c in cases)

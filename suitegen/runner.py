@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
-from .engine import (DEFAULT_ARCHS, DEFAULT_STDS, Session, has_runtime, make_configs, now,
+from .engine import (DEFAULT_ARCHS, DEFAULT_STDS, Session, make_configs, now,
                      open_session, parse_list, plan, run_one)
 from .model import Judgement, Record, Verdict
 from .report import Progress, summarize, table
@@ -86,9 +86,9 @@ def run_command(args) -> int:
     print(f"suitegen: {len(session.cases)} cases x {len(configs)} configs = "
           f"{len(session.cases) * len(configs)} results; {len(done)} already done; -j {jobs}; "
           f"run folder {folder}", file=sys.stderr)
-    if has_runtime(session.cases) and session.execution_skipped:
-        print(f"suitegen: execution skipped: {session.execution_skipped}; runtime cases are compiled "
-              f"and judged on their compile only (UNSUPPORTED, never PASS)", file=sys.stderr)
+    if session.execution_skipped:
+        print(f"suitegen: execution skipped: {session.execution_skipped}. Runtime cases are compiled and "
+              f"their compile judged; their verdict is UNSUPPORTED, never PASS.", file=sys.stderr)
     start = time.monotonic()
     interrupted = _execute(session, items, results, jobs, quiet=args.quiet)
     wall = time.monotonic() - start

@@ -81,3 +81,4 @@ def mini_oracle(tmp_path):
         }
         '''))
     return orc, tpl
+pytest_plugins = ["pytester"]

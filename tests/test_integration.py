@@ -1,0 +1,173 @@
+"""End to end with the real nvcc on PATH: compile, judge, CLI, resume, corpora, pytest plugin."""
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from suitegen import engine
+from suitegen.model import Verdict
+
+from conftest import REPO, needs_nvcc
+
+pytestmark = [needs_nvcc, pytest.mark.nvcc]
+SMALL = "device-memory-space/no-automatic-in-device-function"  # 14 cases, all PASS on nvcc 13.0
+
+
+def cli(*args, cwd=REPO, timeout=600):
+    return subprocess.run([sys.executable, "-m", "suitegen", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def records(folder: Path):
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def session():
+    return engine.open_session(patterns=[SMALL, "device-memory-space/no-data-member",
+                                         "device-memory-space/empty-ctor-dtor"])
+
+
+def _one(session, case_id, std="c++17"):
+    (case,) = [c for c in session.cases if c.id == case_id]
+    (cfg,) = engine.make_configs(session.toolchains, [std], ["sm_90"])
+    return case, engine.run_one(session, case, cfg)
+
+
+def test_reject_case_fails_for_its_rules_reason(session):
+    case, rec = _one(session, f"{SMALL}[neg-automatic-device-global]")
+    assert rec.judgement.verdict is Verdict.PASS, rec.judgement.reason
+    errors = [d for d in rec.result.diagnostics if d.severity == "error"]
+    assert errors[0].line == case.violation_line and "automatic" in errors[0].message
+    assert rec.result.phase.value in ("cudafe++", "cicc")
+
+
+def test_accept_case_passes(session):
+    _, rec = _one(session, f"{SMALL}[pos-static-managed-device]")
+    assert rec.judgement.verdict is Verdict.PASS and rec.result.outcome.accepted
+
+
+def test_predicate_cases_follow_the_guides_definition(session):
+    _, rec = _one(session, "device-memory-space/empty-ctor-dtor[device-ctor-body]")
+    assert rec.judgement.verdict is Verdict.PASS and rec.judgement.expected.expect.value == "reject"
+    _, rec = _one(session, "device-memory-space/empty-ctor-dtor[device-base-empty-ctor]")
+    assert rec.judgement.verdict is Verdict.PASS and rec.judgement.expected.expect.value == "accept"
+
+
+def test_known_deviation_shows_as_xfail_with_evidence(session):
+    _, rec = _one(session, "device-memory-space/no-data-member[neg-shared-struct]")
+    assert rec.judgement.verdict is Verdict.XFAIL, rec.judgement.reason
+    data = rec.to_json()
+    assert data["observed"]["outcome"] == "accepted-with-warnings"
+    assert data["deviation"]["seen"] and "does not apply" in data["deviation"]["diagnostic"]
+
+
+def test_cli_run_writes_results_and_summary(tmp_path):
+    out = tmp_path / "run"
+    proc = cli("run", "--rules", SMALL, "--std", "c++17,c++20", "--arch", "sm_90", "--out", str(out), "-j", "2")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "execution skipped" in proc.stderr and proc.stderr.count("execution skipped") == 1
+    recs = records(out)
+    assert len(recs) == 28 and {r["verdict"] for r in recs} == {"PASS"}
+    for r in recs:
+        assert r["config"]["fingerprint"] and r["config"]["nvcc_version"].startswith("13.")
+        assert r["observed"]["commands"][0][0].endswith("nvcc") and r["duration"] > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["PASS"] == 28 and summary["cases"] == 14 and summary["configs"] == 2
+    assert summary["sections"]["device-memory-space"]["PASS"] == 28
+    assert "device-memory-space" in proc.stdout and "total" in proc.stdout
+
+
+def test_cli_exit_1_on_fail_and_usage_errors(tmp_path):
+    # A deviation-free FAIL: a -std below the ones nvcc knows is a toolchain error -> UNRESOLVED, exit 1.
+    proc = cli("run", "--rules", f"{SMALL}", "--std", "c++03", "--arch", "sm_90", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 1
+    assert {r["verdict"] for r in records(tmp_path / "r")} == {"UNRESOLVED"}
+    assert cli("run", "--std", "c++99").returncode == 2
+    assert cli("run", "--arch", "gfx90a").returncode == 2
+    assert cli("bogus").returncode == 2
+
+
+def test_interrupted_run_keeps_results_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "suitegen", "run", "--rules", "device-memory-space/no-parameter",
+            "--std", "c++17", "--arch", "sm_90", "--out", str(out), "-j", "1", "-q"]
+    proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if (out / "results.jsonl").exists() and len((out / "results.jsonl").read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    kept = records(out)
+    assert 3 <= len(kept) < 24
+    assert json.loads((out / "summary.json").read_text())["interrupted"] is True
+    assert "--resume" in err
+    resumed = cli("run", "--resume", str(out), "-j", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    final = records(out)
+    assert len(final) == 24 and len({(r["case_key"], r["config_key"]) for r in final}) == 24
+    assert final[: len(kept)] == kept, "resume appends; it never rewrites what was kept"
+
+
+def _tree_hash(folder: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def test_generate_is_reproducible_and_self_describing(tmp_path):
+    for name in ("a", "b"):
+        proc = cli("generate", "--rules", "device-memory-space", "--out", str(tmp_path / name))
+        assert proc.returncode == 0, proc.stderr
+    assert _tree_hash(tmp_path / "a") == _tree_hash(tmp_path / "b")
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    entry = next(e for e in manifest["cases"] if e["variant"] == "neg-automatic-device-global")
+    assert entry["expectation"]["expect"] == "reject" and entry["violation_line"]
+    assert len(entry["configs"]) == 8 and entry["configs"][0]["command"][0] == "nvcc"
+    assert (tmp_path / "a" / entry["dir"] / "main.cu").exists()
+
+
+def test_pytest_plugin_same_verdicts_as_cli(pytester, tmp_path):
+    junit = tmp_path / "junit.xml"
+    out = tmp_path / "pyrun"
+    result = pytester.runpytest_subprocess(
+        "--suitegen", str(REPO / "oracle" / "device-memory-space.toml"), "--suitegen-std", "c++17",
+        "--suitegen-arch", "sm_90", "--suitegen-rules", SMALL, "--suitegen-rules",
+        "device-memory-space/no-data-member", "--suitegen-out", str(out), "-n", "2",
+        f"--junitxml={junit}", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=17, xfailed=12)
+    cli_out = tmp_path / "clirun"
+    proc = cli("run", "--rules", SMALL, "--rules", "device-memory-space/no-data-member", "--std", "c++17",
+               "--arch", "sm_90", "--out", str(cli_out))
+    assert proc.returncode == 0, proc.stderr
+    by_key = lambda recs: {(r["case_key"], r["config_key"]): r["verdict"] for r in recs}
+    assert by_key(records(out)) == by_key(records(cli_out))
+    from junitparser import JUnitXml
+    xml = JUnitXml.fromfile(str(junit))
+    cases = [c for suite in xml for c in suite]
+    assert len(cases) == 29
+    props = {p.name: p.value for p in cases[0].properties()} if hasattr(cases[0], "properties") else {}
+    assert props.get("rule", "").startswith("device-memory-space/")
+
+
+def test_pytest_item_names(pytester):
+    result = pytester.runpytest_subprocess(
+        "--suitegen", str(REPO / "oracle" / "device-memory-space.toml"), "--suitegen-std", "c++17",
+        "--suitegen-arch", "sm_90", "--suitegen-rules", SMALL, "--co", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines([f"*::{SMALL}[[]neg-automatic-device-device,c++17,sm_90[]]"])
+
+
+def test_project_tests_do_not_collect_the_suite(pytester):
+    result = pytester.runpytest_subprocess(str(REPO / "oracle"), "--co", "-q", "-p", "no:cacheprovider")
+    assert "device-memory-space/" not in result.stdout.str()
