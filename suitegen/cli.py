@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-exec", action="store_true", help="compile only; never run on a GPU")
     run.add_argument("--resume", metavar="RUN", help="continue a run (its id under reports/, or its folder)")
     run.add_argument("--timeout", type=float, default=120.0, help="seconds per compile (default 120)")
+    run.add_argument("--exec-timeout", type=float, default=60.0, help="seconds per program run on the GPU "
+                     "(default 60)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     rules = sub.add_parser("rules", help="list the oracle's rules")

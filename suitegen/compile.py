@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,17 +34,15 @@ def write_case(case: Case, folder: Path) -> None:
         (folder / name).write_text(text)
 
 
-def compile_case(case: Case, config: Config, timeout: float = DEFAULT_TIMEOUT,
-                 scratch_root: str | None = None, keep: bool = False) -> CompileResult:
-    """Compile one case in a private scratch folder and classify the outcome."""
-    argv = command(case, config)
-    folder = Path(tempfile.mkdtemp(prefix="suitegen-", dir=scratch_root))
-    try:
-        write_case(case, folder)
-        return run_nvcc(argv, folder, timeout)
-    finally:
-        if not keep:
-            shutil.rmtree(folder, ignore_errors=True)
+def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT) -> CompileResult:
+    """Write a case into ``folder`` (a private scratch folder), compile it there and classify the outcome."""
+    write_case(case, folder)
+    return run_nvcc(command(case, config), folder, timeout)
+
+
+def program_path(case: Case, folder: Path) -> Path | None:
+    """Return the program a build produced, or None for compile-only cases."""
+    return None if case.variant.mode is Mode.COMPILE else folder / "main.out"
 
 
 def run_nvcc(argv: list[str], cwd: Path, timeout: float) -> CompileResult:

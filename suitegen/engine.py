@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import shlex
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -10,9 +12,10 @@ from typing import Iterable, Sequence
 
 from . import oracle as oracle_mod
 from . import toolchain as tc_mod
-from .compile import DEFAULT_TIMEOUT, compile_case
-from .judge import judge, make_env, unsupported_reason
-from .model import Case, Config, Record, Std, Toolchain, arch_number
+from .compile import DEFAULT_TIMEOUT, compile_case, program_path
+from .execute import DEFAULT_EXEC_TIMEOUT, GpuPool, run_program
+from .judge import expectation_for, judge, make_env, unsupported_reason
+from .model import Case, Config, Expect, Record, Std, Toolchain, arch_number
 from .render import Renderer
 
 DEFAULT_STDS = ("c++11", "c++14", "c++17", "c++20")
@@ -29,7 +32,9 @@ class Session:
     features: dict[str, frozenset[str]]  # toolchain fingerprint -> detected features
     gpu: tc_mod.GpuInfo
     timeout: float = DEFAULT_TIMEOUT
-    execution_skipped: str | None = field(default=None)
+    execution_skipped: str | None = field(default=None)  # None: runtime cases are executed
+    gpus: GpuPool | None = None
+    exec_timeout: float = DEFAULT_EXEC_TIMEOUT
 
 
 def select_rules(rules, patterns: Sequence[str]):
@@ -51,22 +56,25 @@ def load_cases(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()
 
 def open_session(nvcc: Sequence[str] = (), oracle_dir=None, templates_dir=None,
                  patterns: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
-                 no_exec: bool = False) -> Session:
+                 no_exec: bool = False, exec_timeout: float = DEFAULT_EXEC_TIMEOUT,
+                 cases: Sequence[Case] | None = None) -> Session:
     """Load and validate everything, probe the toolchains and the GPU; raise before any compile."""
-    orc, cases = load_cases(oracle_dir, templates_dir, patterns)
+    if cases is None:
+        orc, cases = load_cases(oracle_dir, templates_dir, patterns)
+    else:
+        orc = oracle_mod.load(oracle_dir or oracle_mod.DEFAULT_ROOT)
     toolchains = [tc_mod.probe(p) for p in tc_mod.discover(nvcc)]
-    features = {}
     gpu = tc_mod.detect_gpu()
-    for t in toolchains:
-        features[t.fingerprint] = tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
+    features = {t.fingerprint: tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
+                for t in toolchains}
+    skipped = None
     if no_exec:
         skipped = "execution disabled (--no-exec)"
     elif not gpu.available:
         skipped = f"no GPU: {gpu.reason}"
-    else:
-        skipped = "runtime execution is not implemented yet (compile side only)"
-    return Session(oracle=orc, cases=cases, toolchains=toolchains, features=features, gpu=gpu,
-                   timeout=timeout, execution_skipped=skipped)
+    gpus = None if skipped else GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices)
+    return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
+                   timeout=timeout, execution_skipped=skipped, gpus=gpus, exec_timeout=exec_timeout)
 
 
 def parse_list(values: Iterable[str] | None, default: Sequence[str]) -> list[str]:
@@ -101,12 +109,19 @@ def now() -> str:
 
 
 def run_one(session: Session, case: Case, config: Config) -> Record:
-    """Compile (if applicable) and judge one case under one config."""
+    """Compile (if applicable), run (if a runtime case and a GPU is here) and judge one case."""
     started = now()
     env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
-    result = None
+    result = execution = None
     if unsupported_reason(case, env) is None:
-        result = compile_case(case, config, timeout=session.timeout)
+        with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
+            folder = Path(tmp)
+            result = compile_case(case, config, folder, timeout=session.timeout)
+            program = program_path(case, folder)
+            runtime = expectation_for(case, env).expect is Expect.RUNTIME
+            if runtime and result.outcome.accepted and program and session.gpus is not None:
+                execution = run_program(program, folder, session.exec_timeout, session.gpus.take())
     judgement = judge(case, config, env, result, session.oracle.deviations,
-                      execution_skipped=session.execution_skipped)
-    return Record(case=case, config=config, judgement=judgement, result=result, started=started)
+                      execution_skipped=session.execution_skipped, execution=execution)
+    return Record(case=case, config=config, judgement=judgement, result=result, started=started,
+                  execution=execution)

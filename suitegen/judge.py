@@ -8,6 +8,7 @@ from typing import Iterable
 
 from .conditions import Env, flag_features
 from .definitions import PREDICATES
+from .execute import ExecResult, ExecStatus
 from .model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation,
                     Judgement, Outcome, PHASE_GROUPS, Verdict)
 
@@ -101,12 +102,25 @@ def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:
     return any(re.search(dev.match, d.message) for d in result.diagnostics)
 
 
+def judge_execution(execution: ExecResult | None, skipped: str | None) -> tuple[Verdict, str]:
+    """Return the verdict of a runtime case that compiled, from its run (or why it did not run)."""
+    if execution is None:
+        return Verdict.UNSUPPORTED, f"compiled; not run: {skipped or 'execution disabled'}"
+    where = f" on {execution.gpu}" if execution.gpu else ""
+    if execution.status is ExecStatus.PASSED:
+        return Verdict.PASS, f"ran{where} and its checks passed"
+    if execution.status is ExecStatus.TIMED_OUT:
+        return Verdict.UNRESOLVED, f"timed out{where}: {execution.detail}"
+    return Verdict.FAIL, f"{execution.status.value}{where}: {execution.detail}"
+
+
 def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
-          deviations: Iterable[Deviation] = (), execution_skipped: str | None = None) -> Judgement:
+          deviations: Iterable[Deviation] = (), execution_skipped: str | None = None,
+          execution: ExecResult | None = None) -> Judgement:
     """Return the verdict for one case under one config.
 
     ``result`` is None only when the case was not compiled because it is unsupported here.
-    ``execution_skipped`` says why a runtime case was compiled but not run.
+    ``execution`` is the run of a runtime case; ``execution_skipped`` says why there was none.
     """
     reason = unsupported_reason(case, env)
     if reason is not None:
@@ -115,6 +129,9 @@ def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
     verdict, why = compare(exp, case, result)
+    if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME:
+        verdict, why = judge_execution(execution, execution_skipped)
+        return Judgement(verdict=verdict, reason=why, expected=exp)
     dev = find_deviation(case, env, deviations) if verdict in (Verdict.PASS, Verdict.FAIL) else None
     if dev is not None:
         if verdict is Verdict.PASS:
@@ -124,7 +141,4 @@ def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
             return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
                              deviation=dev)
         why += f" (differs from the recorded deviation: {dev.observed.value}: {dev.diagnostic})"
-    if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME and execution_skipped:
-        return Judgement(verdict=Verdict.UNSUPPORTED, reason=f"compiled; not run: {execution_skipped}",
-                         expected=exp)
     return Judgement(verdict=verdict, reason=why, expected=exp)

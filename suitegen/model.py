@@ -300,6 +300,7 @@ class Record:
     judgement: Judgement
     result: CompileResult | None
     started: str
+    execution: Any = None  # execute.ExecResult of a runtime case that ran
 
     def to_json(self) -> dict:
         exp = self.judgement.expected
@@ -338,6 +339,9 @@ class Record:
                 "seen": self.judgement.deviation.seen,
                 "file": self.judgement.deviation.source_file,
             },
-            "duration": round(res.duration, 3) if res else 0.0,
+            "execution": None if self.execution is None else self.execution.to_json(),
+            "gpu": None if self.execution is None else self.execution.gpu,
+            "duration": round((res.duration if res else 0.0)
+                              + (self.execution.duration if self.execution else 0.0), 3),
             "started": self.started,
         }

@@ -197,6 +197,9 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     except ValueError:
         raise OracleError(path, f"unknown mode {mode_text!r} (known: {[m.value for m in Mode]})",
                           rule=rid, field="mode") from None
+    if (expectation or predicate_reject).expect is Expect.RUNTIME and mode is Mode.COMPILE:
+        raise OracleError(path, f"variant {name_fmt!r}: a runtime variant builds a program: "
+                          "set mode = \"link\" or \"rdc-link\"", rule=rid, field="mode")
     requires = _condition(raw.get("requires"), path, rid, "requires")
     out = []
     keys = list(matrix)

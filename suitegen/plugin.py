@@ -7,6 +7,7 @@ collect the suite by accident: without --suitegen, rule files are not collected.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -31,31 +32,40 @@ def pytest_addoption(parser):
                     help="glob over rule ids and section keys")
     group.addoption("--suitegen-out", metavar="DIR", help="also append records to DIR/results.jsonl")
     group.addoption("--suitegen-timeout", type=float, default=120.0, help="seconds per compile")
+    group.addoption("--suitegen-no-exec", action="store_true", help="compile only; never run on a GPU")
 
 
 def pytest_configure(config):
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker and getattr(config.option, "suitegen", False) or worker and _collects_corpus(config):
+        # Pin before anything initialises CUDA; programs this worker runs inherit the choice.
+        gpu = tc_mod.detect_gpu()
+        pinned = pin_worker_gpu(worker, os.environ.get("CUDA_VISIBLE_DEVICES"), len(gpu.devices))
+        if gpu.available and pinned is not None:
+            os.environ["CUDA_VISIBLE_DEVICES"] = pinned
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU")
     config.addinivalue_line("markers", "nvcc: needs a real nvcc")
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 
 def _session(config) -> engine.Session:
-    """Return this process's engine session (toolchains probed once per xdist worker)."""
+    """Return this process's engine session (toolchains and GPU probed once per xdist worker)."""
     if STASH not in config.stash:
         opt = config.option
         try:
-            toolchains = [tc_mod.probe(p) for p in tc_mod.discover(opt.suitegen_nvcc)]
-            orc = oracle_mod.load(oracle_mod.DEFAULT_ROOT)
+            config.stash[STASH] = engine.open_session(opt.suitegen_nvcc, timeout=opt.suitegen_timeout,
+                                                      no_exec=opt.suitegen_no_exec, cases=[])
         except (tc_mod.ToolchainError, oracle_mod.OracleError) as exc:
             raise pytest.UsageError(f"suitegen: {exc}") from None
-        gpu = tc_mod.detect_gpu()
-        features = {t.fingerprint: tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
-                    for t in toolchains}
-        skipped = f"no GPU: {gpu.reason}" if not gpu.available else \
-            "runtime execution is not implemented yet (compile side only)"
-        config.stash[STASH] = engine.Session(oracle=orc, cases=[], toolchains=toolchains, features=features,
-                                             gpu=gpu, timeout=opt.suitegen_timeout, execution_skipped=skipped)
     return config.stash[STASH]
+
+
+def pin_worker_gpu(worker_id: str, visible: str | None, count: int) -> str | None:
+    """Return the CUDA_VISIBLE_DEVICES value for an xdist worker: round-robin over the caller's list."""
+    ids = [v.strip() for v in visible.split(",") if v.strip()] if visible else [str(i) for i in range(count)]
+    if not ids or not worker_id.startswith("gw"):
+        return None
+    return ids[int(worker_id[2:]) % len(ids)]
 
 
 def _configs(config) -> list[Config]:
@@ -67,6 +77,20 @@ def _configs(config) -> list[Config]:
                                    opt.suitegen_flags or [""])
     except ValueError as exc:
         raise pytest.UsageError(f"suitegen: {exc}") from None
+
+
+def _collects_corpus(config) -> bool:
+    return any(Path(a.split("::")[0]).joinpath(MANIFEST).exists() or a.endswith(MANIFEST) for a in config.args)
+
+
+def pytest_report_header(config):
+    if STASH in config.stash or getattr(config.option, "suitegen", False):
+        s = _session(config)
+        tcs = ", ".join(f"{t.label} {t.version_str} ({t.fingerprint})" for t in s.toolchains)
+        gpu = "execution skipped: " + s.execution_skipped if s.execution_skipped else \
+            "executing on " + "; ".join(s.gpu.devices)
+        return [f"suitegen: {tcs}", f"suitegen: {gpu}"]
+    return None
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -18,7 +18,8 @@ from .report import Progress, summarize, table
 from .results import META, SUMMARY, ResultsFile, read_records, write_json
 
 REPORTS = Path("reports")
-RESUMED_OPTIONS = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout")
+RESUMED_OPTIONS = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
+                   "exec_timeout")
 
 
 def new_run_id() -> str:
@@ -61,7 +62,8 @@ def run_command(args) -> int:
     folder, run_id = _run_folder(args)
     if args.resume:
         _restore_options(args, folder)
-    session = open_session(args.nvcc, args.oracle, args.templates, args.rules, args.timeout, args.no_exec)
+    session = open_session(args.nvcc, args.oracle, args.templates, args.rules, args.timeout, args.no_exec,
+                           args.exec_timeout)
     configs = make_configs(session.toolchains, parse_list(args.std, DEFAULT_STDS),
                            parse_list(args.arch, DEFAULT_ARCHS), args.flags or [""])
     results = ResultsFile(folder)
@@ -89,6 +91,9 @@ def run_command(args) -> int:
     if session.execution_skipped:
         print(f"suitegen: execution skipped: {session.execution_skipped}. Runtime cases are compiled and "
               f"their compile judged; their verdict is UNSUPPORTED, never PASS.", file=sys.stderr)
+    else:
+        print(f"suitegen: executing runtime cases on {'; '.join(session.gpu.devices)} "
+              f"(GPUs {','.join(session.gpus.ids)})", file=sys.stderr)
     start = time.monotonic()
     interrupted = _execute(session, items, results, jobs, quiet=args.quiet)
     wall = time.monotonic() - start

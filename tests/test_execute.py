@@ -1,0 +1,50 @@
+"""Program-run classification, GPU assignment and the runtime verdicts (no GPU needed)."""
+import pytest
+
+from suitegen.execute import ExecStatus, GpuPool, classify
+from suitegen.judge import judge_execution
+from suitegen.model import Verdict
+from suitegen.plugin import pin_worker_gpu
+
+
+@pytest.mark.parametrize("text, code, status", [
+    ("SUITEGEN-RESULT: PASS\n", 0, ExecStatus.PASSED),
+    ("SUITEGEN-CHECK-FAILED: x == 3 (line 9)\nSUITEGEN-RESULT: FAIL 1 check(s) failed\n", 1, ExecStatus.FAILED),
+    ("SUITEGEN-RESULT: FAIL cuda error cudaErrorIllegalAddress at line 20\n", 1, ExecStatus.FAILED),
+    ("SUITEGEN-RESULT: PASS\n", 3, ExecStatus.FAILED),  # a PASS line with a bad exit status is no pass
+    ("", 0, ExecStatus.CRASHED),  # no result line: the program did not finish its checks
+    ("SUITEGEN-RESULT: PASS\n", -11, ExecStatus.CRASHED),
+])
+def test_classify(text, code, status):
+    assert classify(text, code, 0.1, "GPU 0").status is status
+
+
+def test_failed_checks_are_in_the_detail():
+    r = classify("SUITEGEN-CHECK-FAILED: warpSize == 32 (line 4)\nSUITEGEN-RESULT: FAIL 1 check(s) failed\n",
+                 1, 0.1, "GPU 0")
+    assert "warpSize == 32" in r.detail
+
+
+def test_gpu_pool_indexes_into_visible_devices():
+    pool = GpuPool("3,5", ("A", "B", "C", "D", "E", "F"))
+    assert [pool.take()[0] for _ in range(4)] == ["3", "5", "3", "5"]
+    assert GpuPool(None, ("H100",)).take() == ("0", "GPU 0 (H100)")
+
+
+@pytest.mark.parametrize("worker, visible, count, pinned", [
+    ("gw0", "2,3", 4, "2"),
+    ("gw1", "2,3", 4, "3"),
+    ("gw2", "2,3", 4, "2"),  # more workers than GPUs: round-robin
+    ("gw3", None, 2, "1"),
+    ("master", "0", 1, None),
+])
+def test_worker_pinning(worker, visible, count, pinned):
+    assert pin_worker_gpu(worker, visible, count) == pinned
+
+
+def test_runtime_verdicts():
+    ok = classify("SUITEGEN-RESULT: PASS\n", 0, 0.1, "GPU 0")
+    assert judge_execution(ok, None)[0] is Verdict.PASS
+    assert judge_execution(None, "no GPU: nvidia-smi not found")[0] is Verdict.UNSUPPORTED
+    bad = classify("SUITEGEN-RESULT: FAIL cuda error cudaErrorIllegalAddress\n", 1, 0.1, "GPU 0")
+    assert judge_execution(bad, None)[0] is Verdict.FAIL

@@ -1,0 +1,71 @@
+"""On a GPU: runtime cases run, and a faulting or hanging kernel fails only its own case."""
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from suitegen.toolchain import detect_gpu
+
+from conftest import REPO, needs_nvcc
+
+GPU = detect_gpu()
+pytestmark = [needs_nvcc, pytest.mark.gpu,
+              pytest.mark.skipif(not GPU.available, reason=f"needs a CUDA GPU ({GPU.reason})")]
+
+PROGRAM = '''\
+{% include "common/selfcheck.cuh" %}
+__global__ void kernel(int *out, int mode) {
+  if (mode == 1) { int *bad = nullptr; *bad = 1; }   // illegal address
+  if (mode == 2) { while (true) { __nanosleep(1000); } }  // hangs
+  *out = warpSize;
+}
+int main() {
+  int *out;
+  SG_CUDA(cudaMalloc(&out, sizeof(int)));
+  kernel<<<1, 1>>>(out, {{ mode }});
+  SG_CUDA(cudaDeviceSynchronize());
+  int host = 0;
+  SG_CUDA(cudaMemcpy(&host, out, sizeof(int), cudaMemcpyDeviceToHost));
+  SG_CHECK(host == 32);
+  return sg_report();
+}
+'''
+
+
+@pytest.fixture
+def planted(tmp_path):
+    orc, tpl = tmp_path / "oracle", tmp_path / "templates"
+    (orc / "deviations").mkdir(parents=True)
+    (tpl / "demo").mkdir(parents=True)
+    (tpl / "common").symlink_to(REPO / "templates" / "common")
+    (orc / "sections.toml").write_text('[sections]\ndemo = "demo"\n')
+    (orc / "demo.toml").write_text(textwrap.dedent('''
+        section = "demo"
+        [[rule]]
+        id = "warp-size"
+        statement = "warpSize is 32 on every current GPU."
+        template = "demo/run.cu.j2"
+          [[rule.variant]]
+          name = "run-{mode}"
+          expect = "runtime"
+          mode = "link"
+          observe = "the kernel writes warpSize; the host checks 32"
+          matrix = { mode = [0, 1, 2, 3] }
+        '''))
+    (tpl / "demo" / "run.cu.j2").write_text(PROGRAM)
+    return orc, tpl
+
+
+def test_fault_and_hang_fail_alone(planted, tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--oracle", str(planted[0]), "--templates",
+                           str(planted[1]), "--std", "c++17", "--arch", "sm_90", "--out", str(out), "-j", "4",
+                           "--exec-timeout", "10", "-q"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    recs = {r["variant"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert recs["run-0"]["verdict"] == "PASS" and recs["run-3"]["verdict"] == "PASS", proc.stderr
+    assert recs["run-1"]["verdict"] == "FAIL" and "IllegalAddress" in recs["run-1"]["reason"]
+    assert recs["run-2"]["verdict"] == "UNRESOLVED" and recs["run-2"]["execution"]["status"] == "timed-out"
+    assert recs["run-0"]["gpu"].startswith("GPU ")
+    assert proc.returncode == 1
