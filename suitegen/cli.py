@@ -54,6 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
     _matrix_options(gen)
     gen.add_argument("--out", required=True, metavar="DIR", help="e.g. generated/<name>")
+    rep = sub.add_parser("report", help="rewrite a run's summary, JUnit, page and reproducers from its records")
+    rep.add_argument("run", help="run id under reports/, or its folder")
+    rep.add_argument("--oracle", metavar="DIR")
+
+    ju = sub.add_parser("junit", help="JUnit XML tools")
+    jsub = ju.add_subparsers(dest="junit_command", required=True)
+    merge = jsub.add_parser("merge", help="merge JUnit files (per worker or toolchain) into one")
+    merge.add_argument("output")
+    merge.add_argument("inputs", nargs="+")
     return parser
 
 
@@ -66,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
             return run_command(args)
         if args.command == "rules":
             return rules_command(args)
+        if args.command == "report":
+            return report_command(args)
+        if args.command == "junit":
+            return junit_command(args)
         return generate_command(args)
     except (OracleError, RenderError, ToolchainError, ValueError) as exc:
         print(f"suitegen: error: {exc}", file=sys.stderr)
@@ -112,6 +125,27 @@ def generate_command(args) -> int:
     out = Path(args.out)
     manifest = write_corpus(cases, out, configs, extra={"suitegen": __version__})
     print(f"wrote {len(cases)} cases to {out} ({manifest.name})")
+    return EXIT_OK
+
+
+def report_command(args) -> int:
+    from . import oracle
+    from .publish import publish
+    from .report import table
+    from .runner import find_run
+    folder = find_run(args.run)
+    summary = publish(folder, oracle.load(args.oracle or oracle.DEFAULT_ROOT).sections)
+    print(table(summary))
+    print(f"\nwrote {folder}/summary.json, summary.md, junit.xml, index.html and repro/")
+    return EXIT_OK
+
+
+def junit_command(args) -> int:
+    from .junit import counts, merge
+    xml = merge(args.inputs, args.output)
+    c = counts(xml)
+    print(f"{args.output}: {c['tests']} tests, {c['failures']} failures, {c['errors']} errors, "
+          f"{c['skipped']} skipped")
     return EXIT_OK
 
 

@@ -21,6 +21,7 @@ TOOL = re.compile(r"^(?P<tool>ptxas|nvlink|nvcc|fatbinary|cicc|cudafe\+\+)\s+(?P
 LINKER = re.compile(r"^(?:/\S*/)?(?:ld|collect2)(?:\.\w+)?: (?:(?P<sev>error|warning): )?(?P<msg>.*)$")
 ERROR_CODE = re.compile(r"^# --error 0x(?P<code>[0-9a-fA-F]+) --$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
 CRASH_MARKERS = ("internal error", "internal compiler error", "segmentation fault", "core dumped",
                  "assertion failed", "stack dump", "illegal instruction")
 # 128 + signal number: a sub-tool killed by SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL or SIGSEGV.
@@ -82,11 +83,13 @@ def parse(output: str) -> ParsedOutput:
             failed_phase, failed_code = phase, int(m.group("code"), 16)
             crash |= failed_code in SIGNAL_CODES
             continue
-        if any(marker in line.lower() for marker in CRASH_MARKERS):
-            crash = True
         diag = _diagnostic(line, phase)
         if diag is not None:
             diags.append(diag)
+            crash |= INTERNAL_ERROR.match(line) is not None
+        elif any(marker in line.lower() for marker in CRASH_MARKERS):
+            # Only lines that are not the program's own diagnostics: "static assertion failed" is a verdict.
+            crash = True
     return ParsedOutput(diagnostics=tuple(diags), subcommands=tuple(subs), failed_phase=failed_phase,
                         failed_code=failed_code, crash=crash)
 

@@ -35,7 +35,7 @@ def summarize(records: Iterable[dict], meta: dict | None = None) -> dict:
         "configs": len(configs),
         "counts": {v: total.get(v, 0) for v in VERDICTS},
         "sections": {s: {v: c.get(v, 0) for v in VERDICTS} for s, c in sorted(sections.items())},
-        "toolchains": {t: {v: c.get(v, 0) for v in VERDICTS} for t, c in sorted(toolchains.items())},
+        "toolchain_counts": {t: {v: c.get(v, 0) for v in VERDICTS} for t, c in sorted(toolchains.items())},
         "failed": total.get("FAIL", 0) + total.get("UNRESOLVED", 0) > 0,
     }
 

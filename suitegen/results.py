@@ -12,16 +12,17 @@ from .model import Record
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+CASES = "cases.jsonl"
 META = "run.json"
 
 
 class ResultsFile:
     """Appends one JSON line per result, flushed at once, so an interrupted run loses nothing."""
 
-    def __init__(self, folder: Path | str):
+    def __init__(self, folder: Path | str, name: str = RESULTS):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.path = self.folder / RESULTS
+        self.path = self.folder / name
 
     def append(self, record: Record | dict) -> dict:
         data = record.to_json() if isinstance(record, Record) else record

@@ -14,8 +14,9 @@ from . import __version__
 from .engine import (DEFAULT_ARCHS, DEFAULT_STDS, Session, make_configs, now,
                      open_session, parse_list, plan, run_one)
 from .model import Judgement, Record, Verdict
-from .report import Progress, summarize, table
-from .results import META, SUMMARY, ResultsFile, read_records, write_json
+from .publish import case_entry, publish, read_cases
+from .report import Progress, table
+from .results import CASES, META, ResultsFile, write_json
 
 REPORTS = Path("reports")
 RESUMED_OPTIONS = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
@@ -26,15 +27,24 @@ def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
+def find_run(name: str) -> Path:
+    """Return the folder of a run given its id (under reports/) or its path."""
+    folder = Path(name)
+    if not folder.is_dir():
+        folder = REPORTS / name
+    if not (folder / META).exists():
+        raise ValueError(f"{name}: no run found ({folder / META} is missing)")
+    return folder
+
+
 def _run_folder(args) -> tuple[Path, str]:
     if args.resume:
-        folder = Path(args.resume)
-        if not folder.is_dir():
-            folder = REPORTS / args.resume
-        if not (folder / META).exists():
-            raise ValueError(f"--resume {args.resume}: no run found ({folder / META} is missing)")
+        folder = find_run(args.resume)
         return folder, folder.name
     if args.out:
+        if (Path(args.out) / "results.jsonl").exists():
+            raise ValueError(f"--out {args.out} already holds a run: continue it with --resume {args.out}, "
+                             "or choose another folder")
         return Path(args.out), Path(args.out).name
     run_id = new_run_id()
     return REPORTS / run_id, run_id
@@ -82,6 +92,12 @@ def run_command(args) -> int:
         "jobs": jobs,
     }
     write_json(folder / META, meta)
+    known = set(read_cases(folder))
+    cases_file = ResultsFile(folder, CASES)
+    for case in session.cases:
+        if case.key not in known:
+            known.add(case.key)
+            cases_file.append(case_entry(case))
     for t in session.toolchains:
         print(f"suitegen: {t.label} {t.version_str} at {t.nvcc} (host {t.host_version}; fingerprint "
               f"{t.fingerprint})", file=sys.stderr)
@@ -97,17 +113,16 @@ def run_command(args) -> int:
     start = time.monotonic()
     interrupted = _execute(session, items, results, jobs, quiet=args.quiet)
     wall = time.monotonic() - start
-    records = list(read_records(results.path))
     meta.update(finished=now(), wall_seconds=round(wall, 2), interrupted=interrupted,
                 items_this_run=len(items), cases_per_second=round(len(items) / wall, 2) if wall else None)
     write_json(folder / META, meta)
-    summary = summarize(records, meta)
-    write_json(folder / SUMMARY, summary)
+    summary = publish(folder, session.oracle.sections, meta)
+    records = summary["results"]
     print(table(summary))
     print(f"\n{summary['results']} results in {folder}; this run: {len(items)} items in {wall:.1f}s "
           f"({meta['cases_per_second']} /s)")
     if interrupted:
-        print(f"suitegen: interrupted; {len(records)} results kept. Continue with: "
+        print(f"suitegen: interrupted; {records} results kept. Continue with: "
               f"suitegen run --resume {folder}", file=sys.stderr)
         return 130
     return 1 if summary["failed"] else 0

@@ -93,3 +93,10 @@ def test_nvcc_killed_by_signal():
 ])
 def test_command_phase(cmd, phase):
     assert command_phase(cmd) is phase
+
+
+def test_static_assertion_is_a_rejection_not_a_crash():
+    text = ('#$ cudafe++ --c++17 x\nmain.cu(3): error: static assertion failed with "size"\n'
+            '1 error detected in the compilation of "main.cu".\n# --error 0x2 --\n')
+    res = classify(["nvcc"], 2, text, 1)
+    assert res.outcome is Outcome.REJECTED and "static assertion failed" in res.diagnostics[0].message

@@ -3,7 +3,6 @@
 //   SUITEGEN-RESULT: FAIL <what>
 // and exits 0 on PASS, 1 on FAIL. Expected values come from the host side, never from the
 // kernel under test.
-#pragma once
 #include <cstdio>
 #include <cstdlib>
 

@@ -1,0 +1,119 @@
+"""JUnit XML, as Jenkins and GitLab read it, written with junitparser from result records."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from junitparser import Error, Failure, JUnitXml, Properties, Property, Skipped, TestCase, TestSuite
+
+PROPERTIES = ("rule", "section", "variant", "toolchain", "fingerprint", "nvcc_version", "std", "arch",
+              "flags", "gpu", "verdict")
+
+
+def _properties(r: dict) -> Properties:
+    cfg = r["config"]
+    values = {"rule": r["rule"], "section": r["section"], "variant": r["variant"],
+              "toolchain": cfg["toolchain"], "fingerprint": cfg["fingerprint"],
+              "nvcc_version": cfg["nvcc_version"], "std": cfg["std"], "arch": cfg["arch"],
+              "flags": " ".join(cfg["flags"]), "gpu": r.get("gpu") or "", "verdict": r["verdict"]}
+    props = Properties()
+    for name in PROPERTIES:
+        props.add_property(Property(name, str(values[name])))
+    return props
+
+
+def _evidence(r: dict) -> str:
+    lines = [f"expected: {json.dumps(r['expected'])}"]
+    obs = r.get("observed")
+    if obs:
+        lines.append(f"observed: {obs['outcome']} (phase {obs['phase']}, exit {obs['exit_code']})")
+        lines += [f"  {d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) {d['message']}"
+                  for d in obs["diagnostics"][:20]]
+        lines += ["command: " + " ".join(c) for c in obs["commands"]]
+    if r.get("execution"):
+        ex = r["execution"]
+        lines.append(f"execution: {ex['status']} on {ex['gpu']}: {ex['detail']}")
+    return "\n".join(lines)
+
+
+def testcase(r: dict) -> TestCase:
+    """Return the JUnit testcase of one record."""
+    case = TestCase(f"{r['variant']}[{r['config_id']}]", r["rule"], r.get("duration") or 0.0)
+    case.append(_properties(r))
+    verdict = r["verdict"]
+    if verdict == "FAIL":
+        fail = Failure(r["reason"][:500], "FAIL")
+        fail.text = _evidence(r)
+        case.result = [fail]
+    elif verdict == "UNRESOLVED":
+        err = Error(r["reason"][:500], "UNRESOLVED")
+        err.text = _evidence(r)
+        case.result = [err]
+    elif verdict == "XFAIL":
+        dev = r.get("deviation") or {}
+        case.result = [Skipped(f"XFAIL known deviation (seen {dev.get('seen')}): {dev.get('diagnostic', '')}"[:500],
+                               "XFAIL")]
+    elif verdict == "UNSUPPORTED":
+        case.result = [Skipped(r["reason"][:500], "UNSUPPORTED")]
+    return case
+
+
+def build(records: Iterable[dict]) -> JUnitXml:
+    """Return JUnit XML: one testsuite per section, or per toolchain x section when there are several."""
+    records = list(records)
+    several = len({r["config"]["fingerprint"] for r in records}) > 1
+    suites: dict[str, TestSuite] = {}
+    grouped = defaultdict(list)
+    for r in records:
+        name = f"{r['config']['toolchain']}.{r['section']}" if several else r["section"]
+        grouped[name].append(r)
+    xml = JUnitXml("suitegen")
+    for name in sorted(grouped):
+        suite = suites[name] = TestSuite(name)
+        for r in sorted(grouped[name], key=lambda r: (r["case_id"], r["config_id"])):
+            suite.add_testcase(testcase(r))
+        suite.update_statistics()
+        xml.add_testsuite(suite)
+    xml.update_statistics()
+    return xml
+
+
+def write(records: Iterable[dict], path: Path | str) -> Path:
+    xml = build(records)
+    xml.write(str(path), pretty=True)
+    return Path(path)
+
+
+def merge(inputs: Sequence[Path | str], output: Path | str) -> JUnitXml:
+    """Merge JUnit files (per worker or per toolchain) into one; suites with one name are joined."""
+    merged = JUnitXml("suitegen")
+    by_name: dict[str, TestSuite] = {}
+    for path in inputs:
+        xml = JUnitXml.fromfile(str(path))
+        suites = [xml] if isinstance(xml, TestSuite) else list(xml)
+        for suite in suites:
+            target = by_name.get(suite.name)
+            if target is None:
+                target = by_name[suite.name] = TestSuite(suite.name)
+                merged.add_testsuite(target)
+            for case in suite:
+                target.add_testcase(case)
+    for suite in by_name.values():
+        suite.update_statistics()
+    merged.update_statistics()
+    merged.write(str(output), pretty=True)
+    return merged
+
+
+def counts(xml: JUnitXml) -> dict[str, int]:
+    """Return tests / failures / errors / skipped of a JUnit document, counted from its testcases."""
+    out = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for suite in xml:
+        for case in suite:
+            out["tests"] += 1
+            out["failures"] += case.is_failure
+            out["errors"] += case.is_error
+            out["skipped"] += case.is_skipped
+    return out
