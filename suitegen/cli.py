@@ -25,6 +25,9 @@ def _matrix_options(p: argparse.ArgumentParser) -> None:
                    help="an extra flag set, e.g. '--extended-lambda' (repeatable: one config each)")
     p.add_argument("--rules", action="append", default=[], metavar="PATTERN",
                    help="glob over rule ids and section keys (repeatable)")
+    p.add_argument("--profile", metavar="NAME", help="matrix profile (quick, default, nightly; see --matrix)")
+    p.add_argument("--matrix", metavar="FILE", help="matrix profiles file (default: suitegen/matrix.toml)")
+    p.add_argument("--toolchains", metavar="FILE", help="toolchains file: name = \"path\" per line")
     p.add_argument("--oracle", metavar="DIR", help="oracle folder (default: the repo's oracle/)")
     p.add_argument("--templates", metavar="DIR", help="templates folder (default: the repo's templates/)")
 
@@ -44,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exec-timeout", type=float, default=60.0, help="seconds per program run on the GPU "
                      "(default 60)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--baseline", metavar="FILE", help="compare with an accepted baseline; exit 1 on regressions")
 
     rules = sub.add_parser("rules", help="list the oracle's rules")
     rules.add_argument("--json", action="store_true", help="machine-readable output")
@@ -54,6 +58,23 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
     _matrix_options(gen)
     gen.add_argument("--out", required=True, metavar="DIR", help="e.g. generated/<name>")
+    tcp = sub.add_parser("toolchain", help="install and list toolchains")
+    tsub = tcp.add_subparsers(dest="toolchain_command", required=True)
+    tadd = tsub.add_parser("add", help="install nvidia-cuda-nvcc==VERSION into the cache and register it")
+    tadd.add_argument("version")
+    tsub.add_parser("list", help="registered toolchains and the nvcc on PATH")
+
+    dif = sub.add_parser("diff", help="compare two runs case by case; exit 1 on regressions")
+    dif.add_argument("before", help="run id or folder (or a baseline .json)")
+    dif.add_argument("after", help="run id or folder")
+    dif.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+
+    base = sub.add_parser("baseline", help="accepted results to compare nightly runs with")
+    bsub = base.add_subparsers(dest="baseline_command", required=True)
+    bsave = bsub.add_parser("save", help="save a run's results as a baseline")
+    bsave.add_argument("run")
+    bsave.add_argument("--out", help="baseline file (default reports/baseline-<toolchain>.json)")
+
     rep = sub.add_parser("report", help="rewrite a run's summary, JUnit, page and reproducers from its records")
     rep.add_argument("run", help="run id under reports/, or its folder")
     rep.add_argument("--oracle", metavar="DIR")
@@ -79,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         if args.command == "junit":
             return junit_command(args)
+        if args.command == "toolchain":
+            return toolchain_command(args)
+        if args.command == "diff":
+            return diff_command(args)
+        if args.command == "baseline":
+            return baseline_command(args)
         return generate_command(args)
     except (OracleError, RenderError, ToolchainError, ValueError) as exc:
         print(f"suitegen: error: {exc}", file=sys.stderr)
@@ -114,14 +141,14 @@ def rules_command(args) -> int:
 
 def generate_command(args) -> int:
     from .corpus import write_corpus
-    from .engine import DEFAULT_ARCHS, DEFAULT_STDS, load_cases, make_configs, parse_list
+    from .engine import configs_for, load_cases
     from .model import Toolchain
+    from .runner import profile_from_args
     orc, cases = load_cases(args.oracle, args.templates, args.rules)
     # The manifest's commands name plain 'nvcc': a corpus is not tied to one toolchain.
     tc = Toolchain(nvcc="nvcc", version=(0,), version_text="", host_compiler="", host_version="",
                    fingerprint="any")
-    configs = make_configs([tc], parse_list(args.std, DEFAULT_STDS), parse_list(args.arch, DEFAULT_ARCHS),
-                           args.flags or [""])
+    configs = configs_for([tc], profile_from_args(args))
     out = Path(args.out)
     manifest = write_corpus(cases, out, configs, extra={"suitegen": __version__})
     print(f"wrote {len(cases)} cases to {out} ({manifest.name})")
@@ -137,6 +164,61 @@ def report_command(args) -> int:
     summary = publish(folder, oracle.load(args.oracle or oracle.DEFAULT_ROOT).sections)
     print(table(summary))
     print(f"\nwrote {folder}/summary.json, summary.md, junit.xml, index.html and repro/")
+    return EXIT_OK
+
+
+def toolchain_command(args) -> int:
+    from . import registry, toolchain
+    if args.toolchain_command == "add":
+        entry = registry.add(args.version)
+        print(f"{entry['name']}: nvcc {entry['version']} at {entry['nvcc']} (fingerprint {entry['fingerprint']})")
+        return EXIT_OK
+    rows = []
+    try:
+        (path,) = toolchain.discover([])
+        t = toolchain.probe(path)
+        rows.append((f"{t.label} (default)", t.version_str, t.fingerprint, t.nvcc))
+    except toolchain.ToolchainError as exc:
+        rows.append(("(default)", "-", "-", str(exc)))
+    for name, e in sorted(registry.load_registry().items()):
+        rows.append((name, e["version"], e["fingerprint"], e["nvcc"]))
+    for row in rows:
+        print("  ".join(str(c) for c in row))
+    return EXIT_OK
+
+
+def load_results(name: str) -> tuple[list[dict], str]:
+    """Return the records of a run (id or folder) or of a baseline file, and a label."""
+    from pathlib import Path
+    from .results import read_records
+    from .runner import find_run
+    path = Path(name)
+    if path.is_file() and path.suffix == ".json":
+        return json.loads(path.read_text())["results"], path.name
+    folder = find_run(name)
+    return list(read_records(folder / "results.jsonl")), folder.name
+
+
+def diff_command(args) -> int:
+    from . import diff
+    before, a = load_results(args.before)
+    after, b = load_results(args.after)
+    d = diff.compare(before, after)
+    render = {"table": diff.as_table, "markdown": diff.as_markdown, "json": diff.as_json}[args.format]
+    print(render(d, a, b))
+    return EXIT_FAIL if d.regressions else EXIT_OK
+
+
+def baseline_command(args) -> int:
+    from pathlib import Path
+    from . import diff
+    records, label = load_results(args.run)
+    tcs = sorted({r["config"]["toolchain"] for r in records})
+    out = Path(args.out or f"reports/baseline-{'+'.join(tcs) or 'empty'}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"run": label, "toolchains": tcs, "results": diff.baseline_records(records)},
+                              indent=1) + "\n")
+    print(f"baseline of {label} ({len(records)} results) saved to {out}")
     return EXIT_OK
 
 

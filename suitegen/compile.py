@@ -15,8 +15,8 @@ DEFAULT_TIMEOUT = 120.0
 
 def command(case: Case, config: Config) -> list[str]:
     """Return the nvcc command line for a case, relative to its scratch folder."""
-    argv = [config.toolchain.nvcc, "-v", f"-std={config.std.value}", f"-arch={config.arch}",
-            *config.flags, *case.variant.flags]
+    host = ["-ccbin", config.toolchain.host_compiler] if config.toolchain.host_compiler else []
+    argv = [config.toolchain.nvcc, "-v", *host, f"-std={config.std.value}", *arch_flags(config.arch), *config.flags, *case.variant.flags]
     files = list(case.files)
     mode = case.variant.mode
     if mode is Mode.COMPILE:
@@ -26,6 +26,17 @@ def command(case: Case, config: Config) -> list[str]:
     else:
         argv += ["-rdc=true", *files, "-o", "main.out"]
     return argv
+
+
+def arch_flags(arch: str) -> list[str]:
+    """Return nvcc flags for an arch: -arch=sm_90, -arch=compute_90 (PTX only), or -gencode per target."""
+    if "+" not in arch:
+        return [f"-arch={arch}"]
+    out = []
+    for target in arch.split("+"):
+        num = target.split("_", 1)[1]
+        out += ["-gencode", f"arch=compute_{num},code={target}"]
+    return out
 
 
 def write_case(case: Case, folder: Path) -> None:

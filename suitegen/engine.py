@@ -5,12 +5,14 @@ import fnmatch
 import os
 import shlex
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from . import matrix
 from . import oracle as oracle_mod
+from . import registry
 from . import toolchain as tc_mod
 from .compile import DEFAULT_TIMEOUT, compile_case, program_path
 from .execute import DEFAULT_EXEC_TIMEOUT, GpuPool, run_program
@@ -57,13 +59,13 @@ def load_cases(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()
 def open_session(nvcc: Sequence[str] = (), oracle_dir=None, templates_dir=None,
                  patterns: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
                  no_exec: bool = False, exec_timeout: float = DEFAULT_EXEC_TIMEOUT,
-                 cases: Sequence[Case] | None = None) -> Session:
+                 cases: Sequence[Case] | None = None, toolchains_file: str | None = None) -> Session:
     """Load and validate everything, probe the toolchains and the GPU; raise before any compile."""
     if cases is None:
         orc, cases = load_cases(oracle_dir, templates_dir, patterns)
     else:
         orc = oracle_mod.load(oracle_dir or oracle_mod.DEFAULT_ROOT)
-    toolchains = [tc_mod.probe(p) for p in tc_mod.discover(nvcc)]
+    toolchains = probe_toolchains(nvcc, toolchains_file)
     gpu = tc_mod.detect_gpu()
     features = {t.fingerprint: tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
                 for t in toolchains}
@@ -75,6 +77,29 @@ def open_session(nvcc: Sequence[str] = (), oracle_dir=None, templates_dir=None,
     gpus = None if skipped else GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices)
     return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
                    timeout=timeout, execution_skipped=skipped, gpus=gpus, exec_timeout=exec_timeout)
+
+
+def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = None) -> list[Toolchain]:
+    """Probe the toolchains named by --nvcc (paths or registered names) and a toolchains file."""
+    entries: list[tuple[str, str, str | None]] = []
+    if toolchains_file:
+        entries += registry.read_toolchains_file(toolchains_file)
+    for spec in specs:
+        path = registry.resolve(spec)
+        entries.append((spec if path != spec else "", path, None))
+    if not entries:
+        entries = [("", p, None) for p in tc_mod.discover([])]
+    out = []
+    for name, path, host in entries:
+        (nvcc,) = tc_mod.discover([path])
+        out.append(tc_mod.probe(nvcc, name=name, host_flags=["-ccbin", host] if host else ()))
+    labels = [t.label for t in out]
+    if len(set(labels)) < len(labels):  # same minor version twice: tell them apart by full version
+        out = [replace(t, name=t.name or f"nvcc-{t.version_str}") for t in out]
+    fps = [t.fingerprint for t in out]
+    if len(set(fps)) < len(fps):
+        raise tc_mod.ToolchainError("the same toolchain was given twice (identical fingerprints)")
+    return out
 
 
 def parse_list(values: Iterable[str] | None, default: Sequence[str]) -> list[str]:
@@ -90,18 +115,22 @@ def parse_list(values: Iterable[str] | None, default: Sequence[str]) -> list[str
 
 def make_configs(toolchains: Sequence[Toolchain], stds: Sequence[str] = DEFAULT_STDS,
                  archs: Sequence[str] = DEFAULT_ARCHS, flag_sets: Sequence[str] = ("",)) -> list[Config]:
-    """Return the run matrix: toolchains x -std x arch x flag sets. Raises ValueError on bad input."""
-    std_levels = [Std.parse(s) for s in stds]
-    for a in archs:
+    """Return the run matrix from option lists: toolchains x -std x arch x flag sets."""
+    return configs_for(toolchains, matrix.from_options(stds, archs, flag_sets))
+
+
+def configs_for(toolchains: Sequence[Toolchain], prof: matrix.Profile) -> list[Config]:
+    """Return the run matrix of a profile. Raises ValueError on a bad -std or arch."""
+    std_levels = sorted({Std.parse(s) for s in prof.stds})
+    for a in prof.archs:
         arch_number(a)
-    flags = [tuple(shlex.split(f)) for f in flag_sets] or [()]
-    return [Config(toolchain=t, std=s, arch=a, flags=fl)
-            for t in toolchains for s in sorted(set(std_levels)) for a in archs for fl in flags]
+    return [Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections)
+            for t in toolchains for s in std_levels for a in prof.archs for fs in prof.flagsets]
 
 
 def plan(cases: Sequence[Case], configs: Sequence[Config]) -> list[tuple[Case, Config]]:
-    """Return every (case, config) pair, in a stable order."""
-    return [(c, cfg) for c in cases for cfg in configs]
+    """Return every (case, config) pair whose flag set applies to the case's section, in a stable order."""
+    return [(c, cfg) for c in cases for cfg in configs if cfg.applies_to(c.rule.section)]
 
 
 def now() -> str:

@@ -47,7 +47,12 @@ class Std(enum.Enum):
 
 
 def arch_number(arch: str) -> int:
-    """Return the compute capability of an arch name: 'sm_90a' -> 90, 'compute_80' -> 80."""
+    """Return the compute capability of an arch name: 'sm_90a' -> 90, 'compute_80' -> 80.
+
+    A multi-target build 'sm_80+sm_90' counts as its lowest target.
+    """
+    if "+" in arch:
+        return min(arch_number(a) for a in arch.split("+"))
     name = arch.strip().lower()
     for prefix in ("sm_", "compute_", "lto_"):
         if name.startswith(prefix):
@@ -227,6 +232,10 @@ class Config:
     std: Std
     arch: str
     flags: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()  # the sections this config applies to; empty: all
+
+    def applies_to(self, section: str) -> bool:
+        return not self.sections or section in self.sections
 
     @property
     def id(self) -> str:

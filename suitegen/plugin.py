@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from . import engine, oracle as oracle_mod, toolchain as tc_mod
+from . import engine, matrix, oracle as oracle_mod, toolchain as tc_mod
 from .corpus import MANIFEST, read_corpus
 from .model import Case, Config, Verdict
 from .render import RenderError, Renderer
@@ -32,6 +32,7 @@ def pytest_addoption(parser):
                     help="glob over rule ids and section keys")
     group.addoption("--suitegen-out", metavar="DIR", help="also append records to DIR/results.jsonl")
     group.addoption("--suitegen-timeout", type=float, default=120.0, help="seconds per compile")
+    group.addoption("--suitegen-profile", metavar="NAME", help="matrix profile (quick, default, nightly)")
     group.addoption("--suitegen-no-exec", action="store_true", help="compile only; never run on a GPU")
 
 
@@ -71,10 +72,11 @@ def pin_worker_gpu(worker_id: str, visible: str | None, count: int) -> str | Non
 def _configs(config) -> list[Config]:
     opt = config.option
     try:
-        return engine.make_configs(_session(config).toolchains,
-                                   engine.parse_list(opt.suitegen_std, engine.DEFAULT_STDS),
-                                   engine.parse_list(opt.suitegen_arch, engine.DEFAULT_ARCHS),
-                                   opt.suitegen_flags or [""])
+        prof = matrix.profile(opt.suitegen_profile or "default")
+        if opt.suitegen_std or opt.suitegen_arch or opt.suitegen_flags:
+            prof = matrix.from_options(engine.parse_list(opt.suitegen_std, prof.stds),
+                                       engine.parse_list(opt.suitegen_arch, prof.archs), opt.suitegen_flags or [""])
+        return engine.configs_for(_session(config).toolchains, prof)
     except ValueError as exc:
         raise pytest.UsageError(f"suitegen: {exc}") from None
 
@@ -117,7 +119,7 @@ class _SuiteFile(pytest.File):
         cases = [c for c in self._cases() if engine.select_rules([c.rule], patterns)]
         configs = _configs(self.config)
         for case in sorted(cases, key=lambda c: c.id):
-            for cfg in configs:
+            for cfg in (c for c in configs if c.applies_to(case.rule.section)):
                 name = f"{case.rule.id}[{case.variant.name},{cfg.id}]"
                 if len(configs) > 1 and len({c.toolchain.fingerprint for c in configs}) > 1:
                     name = f"{case.rule.id}[{case.variant.name},{cfg.toolchain.label},{cfg.id}]"

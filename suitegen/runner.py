@@ -1,18 +1,21 @@
 """``suitegen run``: the matrix in parallel, results appended as they come, resumable."""
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import shlex
 import sys
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
-from .engine import (DEFAULT_ARCHS, DEFAULT_STDS, Session, make_configs, now,
-                     open_session, parse_list, plan, run_one)
+from . import matrix
+from .engine import Session, configs_for, now, open_session, parse_list, plan, run_one
 from .model import Judgement, Record, Verdict
 from .publish import case_entry, publish, read_cases
 from .report import Progress, table
@@ -20,7 +23,17 @@ from .results import CASES, META, ResultsFile, write_json
 
 REPORTS = Path("reports")
 RESUMED_OPTIONS = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
-                   "exec_timeout")
+                   "exec_timeout", "profile", "matrix", "toolchains", "baseline")
+
+
+def profile_from_args(args) -> matrix.Profile:
+    """Return the matrix: the named profile (default: 'default'), with --std/--arch/--flags overriding it."""
+    prof = matrix.profile(args.profile or "default", args.matrix)
+    flagsets = prof.flagsets
+    if args.flags:
+        flagsets = tuple(matrix.FlagSet(flags=tuple(shlex.split(f))) for f in args.flags)
+    return replace(prof, stds=tuple(parse_list(args.std, prof.stds)), archs=tuple(parse_list(args.arch, prof.archs)),
+                   flagsets=flagsets)
 
 
 def new_run_id() -> str:
@@ -51,7 +64,6 @@ def _run_folder(args) -> tuple[Path, str]:
 
 
 def _restore_options(args, folder: Path) -> None:
-    import json
     saved = json.loads((folder / META).read_text()).get("args", {})
     for key in RESUMED_OPTIONS:
         if key in saved and getattr(args, key) in (None, [], False):
@@ -72,10 +84,10 @@ def run_command(args) -> int:
     folder, run_id = _run_folder(args)
     if args.resume:
         _restore_options(args, folder)
+    prof = profile_from_args(args)
     session = open_session(args.nvcc, args.oracle, args.templates, args.rules, args.timeout, args.no_exec,
-                           args.exec_timeout)
-    configs = make_configs(session.toolchains, parse_list(args.std, DEFAULT_STDS),
-                           parse_list(args.arch, DEFAULT_ARCHS), args.flags or [""])
+                           args.exec_timeout, toolchains_file=args.toolchains)
+    configs = configs_for(session.toolchains, prof)
     results = ResultsFile(folder)
     done = results.done_keys()
     items = [(c, cfg) for c, cfg in plan(session.cases, configs) if (c.key, cfg.key) not in done]
@@ -101,8 +113,8 @@ def run_command(args) -> int:
     for t in session.toolchains:
         print(f"suitegen: {t.label} {t.version_str} at {t.nvcc} (host {t.host_version}; fingerprint "
               f"{t.fingerprint})", file=sys.stderr)
-    print(f"suitegen: {len(session.cases)} cases x {len(configs)} configs = "
-          f"{len(session.cases) * len(configs)} results; {len(done)} already done; -j {jobs}; "
+    print(f"suitegen: profile {prof.name}: {len(session.cases)} cases x {len(configs)} configs: "
+          f"{len(plan(session.cases, configs))} results; {len(done)} already done; -j {jobs}; "
           f"run folder {folder}", file=sys.stderr)
     if session.execution_skipped:
         print(f"suitegen: execution skipped: {session.execution_skipped}. Runtime cases are compiled and "
@@ -121,11 +133,24 @@ def run_command(args) -> int:
     print(table(summary))
     print(f"\n{summary['results']} results in {folder}; this run: {len(items)} items in {wall:.1f}s "
           f"({meta['cases_per_second']} /s)")
+    regressions = _against_baseline(args.baseline, folder) if args.baseline else 0
     if interrupted:
         print(f"suitegen: interrupted; {records} results kept. Continue with: "
               f"suitegen run --resume {folder}", file=sys.stderr)
         return 130
-    return 1 if summary["failed"] else 0
+    return 1 if summary["failed"] or regressions else 0
+
+
+def _against_baseline(path: str, folder: Path) -> int:
+    """Compare the run with a baseline file, write diff-baseline.{md,json}, return the regression count."""
+    from . import diff
+    from .results import read_records
+    base = json.loads(Path(path).read_text())
+    d = diff.compare(base["results"], list(read_records(folder / "results.jsonl")))
+    (folder / "diff-baseline.md").write_text(diff.as_markdown(d, Path(path).name, folder.name))
+    (folder / "diff-baseline.json").write_text(diff.as_json(d, Path(path).name, folder.name))
+    print(diff.as_table(d, Path(path).name, folder.name))
+    return len(d.regressions)
 
 
 def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bool) -> bool:

@@ -1,0 +1,148 @@
+"""Compares two runs (or a run and a baseline) case by case: what regressed, what was fixed, what moved."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+GOOD = {"PASS", "XFAIL", "XPASS", "UNSUPPORTED"}
+BAD = {"FAIL", "UNRESOLVED"}
+
+
+def key(r: Mapping) -> tuple:
+    """Return what identifies a result across toolchains: the case and the matrix point, not the toolchain."""
+    cfg = r["config"]
+    return (r["case_id"], cfg["std"], cfg["arch"], " ".join(cfg["flags"]))
+
+
+def signature(r: Mapping) -> dict:
+    """Return the comparable facts of one result: verdict, outcome, phase, first error, run status."""
+    obs = r.get("observed") or {}
+    diags = obs.get("diagnostics") or []
+    first = next((d for d in diags if d["severity"] in ("error", "fatal")), None) or \
+        next((d for d in diags if d["severity"] == "warning"), None)
+    ex = r.get("execution") or {}
+    return {"verdict": r["verdict"], "outcome": obs.get("outcome"), "phase": obs.get("phase"),
+            "number": first.get("number") if first else None, "message": first["message"] if first else None,
+            "run": ex.get("status")}
+
+
+@dataclass
+class Change:
+    """One difference between run A and run B for the same case and matrix point."""
+
+    kind: str  # regression, fix, verdict, diagnostic, phase, runtime, new, vanished
+    key: tuple
+    rule: str
+    before: dict | None
+    after: dict | None
+
+    def describe(self) -> str:
+        b, a = self.before or {}, self.after or {}
+        if self.kind in ("regression", "fix", "verdict"):
+            return f"{b.get('verdict')} -> {a.get('verdict')}"
+        if self.kind == "diagnostic":
+            return f"#{b.get('number')} {b.get('message')!r} -> #{a.get('number')} {a.get('message')!r}"
+        if self.kind == "phase":
+            return f"{b.get('phase')} -> {a.get('phase')}"
+        if self.kind == "runtime":
+            return f"{b.get('run')} -> {a.get('run')}"
+        return (a or b).get("verdict", "")
+
+
+ORDER = ["regression", "fix", "verdict", "phase", "diagnostic", "runtime", "new", "vanished"]
+
+
+@dataclass
+class Diff:
+    """All changes between two result sets, regressions first."""
+
+    changes: list[Change] = field(default_factory=list)
+    compared: int = 0
+
+    @property
+    def regressions(self) -> list[Change]:
+        return [c for c in self.changes if c.kind == "regression"]
+
+    def counts(self) -> dict[str, int]:
+        return {k: sum(c.kind == k for c in self.changes) for k in ORDER}
+
+
+def compare(before: Iterable[Mapping], after: Iterable[Mapping]) -> Diff:
+    """Return the differences from ``before`` to ``after``."""
+    a_map = {key(r): r for r in before}
+    b_map = {key(r): r for r in after}
+    diff = Diff(compared=len(a_map.keys() & b_map.keys()))
+    for k in sorted(a_map.keys() | b_map.keys()):
+        old, new = a_map.get(k), b_map.get(k)
+        rule = (new or old)["rule"]
+        if old is None or new is None:
+            diff.changes.append(Change("new" if old is None else "vanished", k, rule,
+                                       old and signature(old), new and signature(new)))
+            continue
+        s_old, s_new = signature(old), signature(new)
+        for kind in _kinds(s_old, s_new):
+            diff.changes.append(Change(kind, k, rule, s_old, s_new))
+    diff.changes.sort(key=lambda c: (ORDER.index(c.kind), c.key))
+    return diff
+
+
+def _kinds(old: dict, new: dict) -> list[str]:
+    kinds = []
+    if old["verdict"] != new["verdict"]:
+        if old["verdict"] in GOOD and new["verdict"] in BAD:
+            kinds.append("regression")
+        elif old["verdict"] in BAD and new["verdict"] in GOOD:
+            kinds.append("fix")
+        else:
+            kinds.append("verdict")
+    if old["phase"] != new["phase"]:
+        kinds.append("phase")
+    if (old["number"], old["message"]) != (new["number"], new["message"]):
+        kinds.append("diagnostic")
+    if old["run"] != new["run"]:
+        kinds.append("runtime")
+    return kinds
+
+
+def as_json(diff: Diff, a: str, b: str) -> str:
+    return json.dumps({"before": a, "after": b, "compared": diff.compared, "counts": diff.counts(),
+                       "changes": [{"kind": c.kind, "case": c.key[0], "std": c.key[1], "arch": c.key[2],
+                                    "flags": c.key[3], "rule": c.rule, "before": c.before, "after": c.after}
+                                   for c in diff.changes]}, indent=1)
+
+
+def as_markdown(diff: Diff, a: str, b: str, limit: int = 500) -> str:
+    counts = ", ".join(f"{n} {k}" for k, n in diff.counts().items() if n) or "no changes"
+    lines = [f"### suitegen diff: {a} -> {b}", "", f"{diff.compared} results compared: {counts}.", ""]
+    if diff.changes:
+        lines += ["| change | case | config | detail |", "|---|---|---|---|"]
+        for c in diff.changes[:limit]:
+            detail = c.describe().replace("|", "\\|")
+            lines.append(f"| {c.kind} | `{c.key[0]}` | {' '.join(p for p in c.key[1:] if p)} | {detail} |")
+        if len(diff.changes) > limit:
+            lines.append(f"\n... and {len(diff.changes) - limit} more (see the JSON form)")
+    return "\n".join(lines) + "\n"
+
+
+def as_table(diff: Diff, a: str, b: str) -> str:
+    counts = ", ".join(f"{n} {k}" for k, n in diff.counts().items() if n) or "no changes"
+    lines = [f"{a} -> {b}: {diff.compared} results compared: {counts}"]
+    for c in diff.changes:
+        lines.append(f"  {c.kind.upper():<10} {c.key[0]} [{' '.join(p for p in c.key[1:] if p)}]  {c.describe()}")
+    return "\n".join(lines)
+
+
+def baseline_records(records: Iterable[Mapping]) -> list[dict]:
+    """Return the part of each record a baseline keeps: enough for key() and signature()."""
+    out = []
+    for r in records:
+        obs = r.get("observed") or {}
+        sig = signature(r)
+        first = [{"severity": "error", "number": sig["number"], "message": sig["message"]}] if sig["message"] else []
+        out.append({"case_id": r["case_id"], "rule": r["rule"], "verdict": r["verdict"],
+                    "config": {k: r["config"][k] for k in ("toolchain", "fingerprint", "nvcc_version", "std",
+                                                            "arch", "flags")},
+                    "observed": {"outcome": obs.get("outcome"), "phase": obs.get("phase"), "diagnostics": first},
+                    "execution": {"status": sig["run"]} if sig["run"] else None})
+    return sorted(out, key=lambda r: key(r))
