@@ -1,0 +1,50 @@
+"""Two real toolchains: the system nvcc and one installed from the package index, compared."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, needs_nvcc
+
+pytestmark = [needs_nvcc, pytest.mark.nvcc]
+VERSION = "13.5.37"
+RULES = "device-memory-space/no-automatic-in-device-function"
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "suitegen", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=900)
+
+
+@pytest.fixture(scope="module")
+def second_nvcc():
+    proc = cli("toolchain", "add", VERSION)
+    if proc.returncode != 0 and "could not install" in proc.stderr:
+        pytest.skip(f"the package index is not reachable: {proc.stderr.strip()[-300:]}")
+    assert proc.returncode == 0, proc.stderr
+    return f"nvcc-{VERSION}"
+
+
+def test_one_run_two_toolchains_then_diff(second_nvcc, tmp_path):
+    both = tmp_path / "both"
+    proc = cli("run", "--nvcc", "nvcc", "--nvcc", second_nvcc, "--rules", RULES, "--profile", "quick",
+               "--out", str(both), "-j", "2", "-q")
+    assert proc.returncode in (0, 1), proc.stderr
+    recs = [json.loads(line) for line in (both / "results.jsonl").read_text().splitlines()]
+    versions = {r["config"]["nvcc_version"] for r in recs}
+    assert len(versions) == 2 and VERSION in versions
+    assert len({r["config"]["fingerprint"] for r in recs}) == 2
+    assert len(recs) == 28
+    page = (both / "index.html").read_text()
+    assert "Differences between toolchains" in page
+
+    runs = {}
+    for name, nvcc in (("old", "nvcc"), ("new", second_nvcc)):
+        runs[name] = tmp_path / name
+        proc = cli("run", "--nvcc", nvcc, "--rules", RULES, "--profile", "quick", "--out", str(runs[name]), "-q")
+        assert proc.returncode in (0, 1), proc.stderr
+    proc = cli("diff", str(runs["old"]), str(runs["new"]), "--format", "json")
+    data = json.loads(proc.stdout)
+    assert data["compared"] == 14
+    assert proc.returncode == (1 if data["counts"]["regression"] else 0)
