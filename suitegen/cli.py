@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exec-timeout", type=float, default=60.0, help="seconds per program run on the GPU "
                      "(default 60)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--corpus", metavar="DIR", help="run a materialised corpus (generated/<name>) "
+                     "instead of the oracle's fixed cases")
     run.add_argument("--baseline", metavar="FILE", help="compare with an accepted baseline; exit 1 on regressions")
 
     rules = sub.add_parser("rules", help="list the oracle's rules")
@@ -58,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
     _matrix_options(gen)
     gen.add_argument("--out", required=True, metavar="DIR", help="e.g. generated/<name>")
+    gen.add_argument("--seed", type=int, default=None, help="seed for drawn cases (default: the nightly seed)")
+    gen.add_argument("--count", type=int, default=0, help="drawn cases on top of every oracle variant")
+
+    exp = sub.add_parser("explore", help="search for programs where nvcc and the oracle disagree; shrink them")
+    _matrix_options(exp)
+    exp.add_argument("--budget", type=float, default=10.0, help="minutes to search (default 10)")
+    exp.add_argument("--examples", type=int, default=200, help="most programs to try per generative variant")
+    exp.add_argument("--out", metavar="DIR", help="where reproducers go (default reports/explore-<time>)")
+    exp.add_argument("--db", metavar="DIR", default=".hypothesis/suitegen-explore",
+                     help="example database: disagreements found before are replayed first")
     tcp = sub.add_parser("toolchain", help="install and list toolchains")
     tsub = tcp.add_subparsers(dest="toolchain_command", required=True)
     tadd = tsub.add_parser("add", help="install nvidia-cuda-nvcc==VERSION into the cache and register it")
@@ -106,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             return diff_command(args)
         if args.command == "baseline":
             return baseline_command(args)
+        if args.command == "explore":
+            from .explore import explore_command
+            return explore_command(args)
         return generate_command(args)
     except (OracleError, RenderError, ToolchainError, ValueError) as exc:
         print(f"suitegen: error: {exc}", file=sys.stderr)
@@ -140,18 +155,30 @@ def rules_command(args) -> int:
 
 
 def generate_command(args) -> int:
+    import time
+    from . import oracle as oracle_mod
     from .corpus import write_corpus
-    from .engine import configs_for, load_cases
+    from .engine import configs_for, select_rules
+    from .generate import DEFAULT_SEED, corpus
     from .model import Toolchain
+    from .render import Renderer
     from .runner import profile_from_args
-    orc, cases = load_cases(args.oracle, args.templates, args.rules)
+    start = time.monotonic()
+    orc = oracle_mod.load(args.oracle or oracle_mod.DEFAULT_ROOT)
+    rules = select_rules(orc.rules, args.rules)
+    renderer = Renderer(args.templates) if args.templates else Renderer()
+    renderer.check_templates(rules)
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    cases = corpus(renderer, rules, seed=seed, count=args.count)
     # The manifest's commands name plain 'nvcc': a corpus is not tied to one toolchain.
     tc = Toolchain(nvcc="nvcc", version=(0,), version_text="", host_compiler="", host_version="",
                    fingerprint="any")
     configs = configs_for([tc], profile_from_args(args))
     out = Path(args.out)
-    manifest = write_corpus(cases, out, configs, extra={"suitegen": __version__})
-    print(f"wrote {len(cases)} cases to {out} ({manifest.name})")
+    write_corpus(cases, out, configs, extra={"suitegen": __version__, "seed": seed, "count": args.count,
+                                            "rules": args.rules})
+    drawn = len(cases) - sum(len(r.variants) for r in rules)
+    print(f"wrote {len(cases)} cases ({drawn} drawn, seed {seed}) to {out} in {time.monotonic() - start:.1f}s")
     return EXIT_OK
 
 

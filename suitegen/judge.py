@@ -10,12 +10,13 @@ from .conditions import Env, flag_features
 from .definitions import PREDICATES
 from .execute import ExecResult, ExecStatus
 from .model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation,
-                    Judgement, Outcome, PHASE_GROUPS, Verdict)
+                    Judgement, Mode, Outcome, PHASE_GROUPS, Verdict)
 
 
 def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     """Return the condition environment for one case under one config on this machine."""
-    feats = set(features) | flag_features((*config.flags, *case.variant.flags))
+    rdc = ("-rdc=true",) if case.variant.mode is Mode.RDC_LINK else ()
+    feats = set(features) | flag_features((*config.flags, *case.variant.flags, *rdc))
     return Env(std=config.std, arch=config.arch, nvcc=config.toolchain.version, features=frozenset(feats))
 
 
@@ -85,13 +86,17 @@ def compare(exp: Expectation, case: Case, result: CompileResult) -> tuple[Verdic
     return Verdict.FAIL, f"expected warning /{exp.diagnostic}/{where}, got: {_first(result.diagnostics, ('warning',))}"
 
 
-def find_deviation(case: Case, env: Env, deviations: Iterable[Deviation]) -> Deviation | None:
-    """Return the recorded deviation that covers this case under this env, if any."""
-    for dev in deviations:
-        if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(case.variant.name, g) for g in dev.variants) \
-                and dev.when(env):
-            return dev
-    return None
+def _subset(want, have) -> bool:
+    if isinstance(want, dict):
+        return isinstance(have, dict) and all(k in have and _subset(v, have[k]) for k, v in want.items())
+    return want == have
+
+
+def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation]) -> list[Deviation]:
+    """Return the recorded deviations that cover this case under this env (by variant glob and params)."""
+    return [dev for dev in deviations
+            if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(case.variant.name, g) for g in dev.variants)
+            and _subset(dev.params, case.variant.params) and dev.when(env)]
 
 
 def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:
@@ -132,13 +137,15 @@ def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
     if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME:
         verdict, why = judge_execution(execution, execution_skipped)
         return Judgement(verdict=verdict, reason=why, expected=exp)
-    dev = find_deviation(case, env, deviations) if verdict in (Verdict.PASS, Verdict.FAIL) else None
-    if dev is not None:
+    devs = find_deviations(case, env, deviations) if verdict in (Verdict.PASS, Verdict.FAIL) else []
+    if devs:
+        dev = devs[0]
         if verdict is Verdict.PASS:
             return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({dev.seen}): "
                              f"{why}", expected=exp, deviation=dev)
-        if _deviation_shows(dev, result):
+        showing = [d for d in devs if _deviation_shows(d, result)]
+        if showing:
             return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
-                             deviation=dev)
+                             deviation=showing[0])
         why += f" (differs from the recorded deviation: {dev.observed.value}: {dev.diagnostic})"
     return Judgement(verdict=verdict, reason=why, expected=exp)

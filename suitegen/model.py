@@ -163,6 +163,7 @@ class Variant:
     flags: tuple[str, ...] = ()
     mode: Mode = Mode.COMPILE
     note: str = ""
+    strategies: Mapping[str, str] = field(default_factory=dict)  # param -> strategies.STRATEGIES name
 
 
 @dataclass(**FROZEN)
@@ -288,6 +289,7 @@ class Deviation:
     match: str = ""  # regex that an observed diagnostic must match for the deviation to show
     note: str = ""
     source_file: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
 
 
 @dataclass(**FROZEN)

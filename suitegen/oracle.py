@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from . import conditions
 from .definitions import PREDICATES
+from .strategies import STRATEGIES
 from .model import FROZEN, Deviation, Expect, Expectation, Mode, Outcome, PHASE_GROUPS, Rule, Variant
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "oracle"
@@ -24,8 +25,8 @@ DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "oracle"
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
              "phase", "diagnostic", "line", "variant"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
-                "phase", "diagnostic", "line", "observe", "note"}
-DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match"}
+                "phase", "diagnostic", "line", "observe", "note", "strategies"}
+DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params"}
 
 
 class OracleError(ValueError):
@@ -201,6 +202,14 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
         raise OracleError(path, f"variant {name_fmt!r}: a runtime variant builds a program: "
                           "set mode = \"link\" or \"rdc-link\"", rule=rid, field="mode")
     requires = _condition(raw.get("requires"), path, rid, "requires")
+    strategies = _get(raw, "strategies", dict, path, rid, default={})
+    for param, strat in strategies.items():
+        if strat not in STRATEGIES:
+            raise OracleError(path, f"variant {name_fmt!r}: unknown strategy {strat!r} for {param!r} "
+                              f"(known: {sorted(STRATEGIES)})", rule=rid, field="strategies")
+        if param not in params and param not in matrix:
+            raise OracleError(path, f"variant {name_fmt!r}: strategy for {param!r}, which has no default "
+                              "value in params", rule=rid, field="strategies")
     out = []
     keys = list(matrix)
     for combo in itertools.product(*(matrix[k] for k in keys)) if keys else [()]:
@@ -212,7 +221,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
                               rule=rid, field="name") from None
         out.append(Variant(name=name, params=p, expectation=expectation or predicate_reject,
                            predicate=predicate, requires=requires, flags=flags, mode=mode,
-                           note=str(raw.get("note", ""))))
+                           note=str(raw.get("note", "")), strategies=dict(strategies)))
     return out
 
 
@@ -280,7 +289,10 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         variants = raw.get("variants", ["*"])
         if not isinstance(variants, list):
             raise OracleError(path, "variants is a list of globs", rule=rid, field="variants")
-        out.append(Deviation(rule=rid, variants=tuple(variants),
+        params = raw.get("params", {})
+        if not isinstance(params, dict):
+            raise OracleError(path, "params is a table of the case params it applies to", rule=rid, field="params")
+        out.append(Deviation(rule=rid, variants=tuple(variants), params=params,
                              when=_condition(when_text, path, rid, "when"), observed=observed,
                              diagnostic=raw["diagnostic"], seen=raw["seen"], match=match, note=raw.get("note", ""),
                              source_file=str(path)))

@@ -23,7 +23,7 @@ from .results import CASES, META, ResultsFile, write_json
 
 REPORTS = Path("reports")
 RESUMED_OPTIONS = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
-                   "exec_timeout", "profile", "matrix", "toolchains", "baseline")
+                   "exec_timeout", "profile", "matrix", "toolchains", "baseline", "corpus")
 
 
 def profile_from_args(args) -> matrix.Profile:
@@ -85,8 +85,13 @@ def run_command(args) -> int:
     if args.resume:
         _restore_options(args, folder)
     prof = profile_from_args(args)
+    cases = None
+    if args.corpus:
+        from .corpus import MANIFEST, read_corpus
+        from .engine import select_rules
+        cases = [c for c in read_corpus(Path(args.corpus) / MANIFEST) if select_rules([c.rule], args.rules)]
     session = open_session(args.nvcc, args.oracle, args.templates, args.rules, args.timeout, args.no_exec,
-                           args.exec_timeout, toolchains_file=args.toolchains)
+                           args.exec_timeout, toolchains_file=args.toolchains, cases=cases)
     configs = configs_for(session.toolchains, prof)
     results = ResultsFile(folder)
     done = results.done_keys()

@@ -122,3 +122,21 @@ def test_deviation_that_no_longer_shows_is_xpass():
 
 def test_failure_codes():
     assert {v for v in Verdict if v.is_failure} == {Verdict.FAIL, Verdict.UNRESOLVED}
+
+
+def test_rdc_link_mode_counts_as_separate_compilation():
+    from dataclasses import replace
+    from suitegen.model import Mode
+    c = case(ACCEPT, requires="rdc")
+    c = replace(c, variant=replace(c.variant, mode=Mode.RDC_LINK))
+    env = make_env(CFG, c, ())
+    assert "rdc" in env.features and "whole-program" not in env.features
+
+
+def test_deviation_selected_by_params_covers_drawn_variants():
+    d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"),
+                  observed=Outcome.ACCEPTED, diagnostic="", seen="2026-11-21", params={"cls": {"nsdmi": True}})
+    hit = case(REJECT, name="gen-1234", params={"space": "device", "cls": {"nsdmi": True, "ctor": "empty"}})
+    miss = case(REJECT, name="gen-5678", params={"space": "device", "cls": {"member": {"nsdmi": True}}})
+    assert run(hit, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
+    assert run(miss, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL

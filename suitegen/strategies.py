@@ -1,0 +1,109 @@
+"""Hypothesis strategies for the building blocks the guide's rules talk about. Pure: no I/O.
+
+Each strategy puts its simplest alternative first, so shrinking moves towards it.
+A rule variant names strategies for its holes (``strategies = { cls = "class_specs" }``).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from hypothesis import strategies as st
+
+from .definitions import CTOR_KINDS, DTOR_KINDS
+
+SCALARS = ("int", "unsigned", "char", "short", "long long", "unsigned long long", "float", "double", "bool")
+EXTENDED_SCALARS = ("long double", "__int128")
+VECTORS = ("int2", "int4", "float2", "float4", "double2", "uchar4", "short2", "uint3", "longlong2")
+
+
+def scalar_types() -> st.SearchStrategy[str]:
+    """Arithmetic types every device compiler must handle; shrinks towards int."""
+    return st.sampled_from(SCALARS)
+
+
+def extended_scalar_types() -> st.SearchStrategy[str]:
+    """Host-compiler or restricted types a rule may name (long double, __int128)."""
+    return st.sampled_from(EXTENDED_SCALARS)
+
+
+def vector_types() -> st.SearchStrategy[str]:
+    """Built-in vector types; shrinks towards int2."""
+    return st.sampled_from(VECTORS)
+
+
+def value_types() -> st.SearchStrategy[str]:
+    """Scalars or vector types, scalars first."""
+    return st.one_of(scalar_types(), vector_types())
+
+
+def execution_spaces() -> st.SearchStrategy[str]:
+    """Function execution spaces; shrinks towards __host__."""
+    return st.sampled_from(("__host__", "__device__", "__host__ __device__", "__global__"))
+
+
+def device_execution_spaces() -> st.SearchStrategy[str]:
+    """Spaces whose functions run on the device (spelled as template params: device, global)."""
+    return st.sampled_from(("device", "global"))
+
+
+def memory_spaces() -> st.SearchStrategy[str]:
+    """Variable memory spaces, spelled as template params; shrinks towards device."""
+    return st.sampled_from(("device", "constant", "managed", "shared"))
+
+
+def namespace_scope_memory_spaces() -> st.SearchStrategy[str]:
+    """Memory spaces a namespace-scope variable may carry."""
+    return st.sampled_from(("device", "constant", "managed"))
+
+
+def declaration_contexts() -> st.SearchStrategy[str]:
+    """Where a declaration sits: namespace scopes, class scope, function scopes, templates, lambdas."""
+    return st.sampled_from(("namespace", "nested-namespace", "inline-namespace", "class", "host-function",
+                            "device-function", "global-function", "hd-function", "static-local",
+                            "function-template", "class-template", "lambda", "extended-lambda"))
+
+
+def stds() -> st.SearchStrategy[str]:
+    return st.sampled_from(("c++17", "c++11", "c++14", "c++20"))
+
+
+def archs() -> st.SearchStrategy[str]:
+    return st.sampled_from(("sm_90", "sm_80"))
+
+
+def flag_sets() -> st.SearchStrategy[tuple[str, ...]]:
+    return st.sampled_from(((), ("--extended-lambda",), ("--expt-relaxed-constexpr",), ("-rdc=true",)))
+
+
+def configs() -> st.SearchStrategy[tuple[str, str, tuple[str, ...]]]:
+    """(-std, arch, flags) triples; shrinks towards c++17, sm_90, no flags."""
+    return st.tuples(stds(), archs(), flag_sets())
+
+
+def class_specs(max_depth: int = 2) -> st.SearchStrategy[dict]:
+    """Class shapes as the guide's "empty constructor/destructor" definitions see them.
+
+    Drawn as plain dicts (the form oracle params take). Shrinks towards the trivial class {}: every
+    property's simplest value comes first and bases/members are absent by default.
+    """
+    def shape(children: st.SearchStrategy) -> st.SearchStrategy[dict]:
+        return st.fixed_dictionaries({}, optional={
+            "ctor": st.sampled_from(CTOR_KINDS),
+            "dtor": st.sampled_from(DTOR_KINDS),
+            "virtual": st.booleans(),
+            "virtual_base": st.booleans(),
+            "nsdmi": st.booleans(),
+            "base": children,
+            "member": children,
+        })
+
+    return st.recursive(st.just({}), shape, max_leaves=max_depth * 2)
+
+
+STRATEGIES: dict[str, Callable[[], st.SearchStrategy]] = {
+    "scalar_types": scalar_types, "extended_scalar_types": extended_scalar_types,
+    "vector_types": vector_types, "value_types": value_types,
+    "execution_spaces": execution_spaces, "device_execution_spaces": device_execution_spaces,
+    "memory_spaces": memory_spaces, "namespace_scope_memory_spaces": namespace_scope_memory_spaces,
+    "declaration_contexts": declaration_contexts, "class_specs": class_specs,
+}
