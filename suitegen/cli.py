@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = sub.add_parser("rules", help="list the oracle's rules")
     rules.add_argument("--json", action="store_true", help="machine-readable output")
+    rules.add_argument("--coverage", action="store_true", help="per section: rules, variants by kind, cases, "
+                       "and what is unsupported here and why")
+    rules.add_argument("--nvcc", action="append", default=[], metavar="PATH")
+    rules.add_argument("--profile", metavar="NAME", help="matrix profile the coverage is judged on")
     rules.add_argument("--rules", action="append", default=[], metavar="PATTERN")
     rules.add_argument("--oracle", metavar="DIR")
     rules.add_argument("--templates", metavar="DIR")
@@ -130,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
 def rules_command(args) -> int:
     from .engine import load_cases
     orc, cases = load_cases(args.oracle, args.templates, args.rules)
+    if args.coverage:
+        from .coverage import coverage, coverage_table
+        rows = coverage(orc, cases, args.nvcc, args.profile or "default")
+        print(json.dumps(rows, indent=2) if args.json else coverage_table(rows))
+        return EXIT_OK
     by_rule: dict[str, list] = {}
     for c in cases:
         by_rule.setdefault(c.rule.id, []).append(c)

@@ -41,6 +41,17 @@ def fake_nvcc(tmp_path):
     return make
 
 
+@pytest.fixture(scope="session")
+def _session_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("suitegen-cache")
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(monkeypatch, _session_cache):
+    """Keep feature probes and registries of fake toolchains out of the user's cache."""
+    monkeypatch.setenv("SUITEGEN_CACHE", str(_session_cache))
+
+
 MINI_SECTIONS = '[sections]\ndemo = "A demo section"\n'
 
 

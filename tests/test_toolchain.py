@@ -87,7 +87,7 @@ def test_crashing_nvcc_is_unresolved_not_pass(fake_nvcc, mini_oracle, tmp_path, 
 
 
 def test_hanging_nvcc_times_out(fake_nvcc, mini_oracle, tmp_path, capsys):
-    fake = fake_nvcc("sleep 30")
+    fake = fake_nvcc('case " $* " in *" -v "*) sleep 30;; esac; exit 0')  # hangs on case compiles only
     code, records, _ = _run_with(fake, mini_oracle, tmp_path, capsys, "--timeout", "1")
     assert code == 1
     assert {r["observed"]["outcome"] for r in records} == {"timed-out"}
@@ -105,3 +105,14 @@ def test_nvcc_that_exits_with_canned_diagnostic(fake_nvcc, mini_oracle, tmp_path
     neg = next(r for r in records if r["variant"] == "neg-device")
     cmd = neg["observed"]["commands"][0]
     assert cmd[0] == str(fake) and "-std=c++17" in cmd and "-arch=sm_90" in cmd and "main.cu" in cmd
+
+
+def test_detected_features_come_from_probes(fake_nvcc):
+    ok = toolchain.probe(str(fake_nvcc("exit 0")))
+    assert {"has-nvfunctional", "has-int128", "has-float128"} <= toolchain.machine_features(ok)
+    # a toolchain that compiles nothing has none of them, and the answer is cached per fingerprint
+    bad = toolchain.probe(str(fake_nvcc("exit 1")))
+    feats = toolchain.machine_features(bad)
+    assert not feats & {"has-nvfunctional", "has-int128", "has-float128"}
+    assert {"linux", "host-gcc"} <= feats
+    assert toolchain.detected_features(bad) == toolchain.detected_features(bad)

@@ -1,5 +1,6 @@
 """Two real toolchains: the system nvcc and one installed from the package index, compared."""
 import json
+import os
 import subprocess
 import sys
 
@@ -13,8 +14,10 @@ RULES = "device-memory-space/no-automatic-in-device-function"
 
 
 def cli(*args):
+    # The user's cache, not the tests' temporary one: the installed toolchain is kept between runs.
+    env = {k: v for k, v in os.environ.items() if k != "SUITEGEN_CACHE"}
     return subprocess.run([sys.executable, "-m", "suitegen", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=900)
+                          timeout=900, env=env)
 
 
 @pytest.fixture(scope="module")
