@@ -21,6 +21,8 @@ def command(case: Case, config: Config) -> list[str]:
     mode = case.variant.mode
     if mode is Mode.COMPILE:
         argv += ["-c", files[0], "-o", "main.o"]
+    elif mode is Mode.FATBIN:
+        argv += ["-fatbin", files[0], "-o", "main.fatbin"]
     elif mode is Mode.LINK:
         argv += [*files, "-o", "main.out"]
     else:
@@ -52,8 +54,11 @@ def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFA
 
 
 def program_path(case: Case, folder: Path) -> Path | None:
-    """Return the program a build produced, or None for compile-only cases."""
-    return None if case.variant.mode is Mode.COMPILE else folder / "main.out"
+    """Return the program (or, for fatbin cases, the module) a build produced; None for compile-only cases."""
+    mode = case.variant.mode
+    if mode is Mode.COMPILE:
+        return None
+    return folder / ("main.fatbin" if mode is Mode.FATBIN else "main.out")
 
 
 def run_nvcc(argv: list[str], cwd: Path, timeout: float) -> CompileResult:

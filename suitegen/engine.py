@@ -15,9 +15,10 @@ from . import oracle as oracle_mod
 from . import registry
 from . import toolchain as tc_mod
 from .compile import DEFAULT_TIMEOUT, compile_case, program_path
-from .execute import DEFAULT_EXEC_TIMEOUT, GpuPool, run_program
+from .device_checks import CHECKS
+from .execute import DEFAULT_EXEC_TIMEOUT, FatbinRunner, GpuPool, run_program
 from .judge import expectation_for, judge, make_env, unsupported_reason
-from .model import Case, Config, Expect, Record, Std, Toolchain, arch_number
+from .model import Case, Config, Expect, Mode, Record, Std, Toolchain, arch_number
 from .render import Renderer
 
 DEFAULT_STDS = ("c++11", "c++14", "c++17", "c++20")
@@ -37,6 +38,7 @@ class Session:
     execution_skipped: str | None = field(default=None)  # None: runtime cases are executed
     gpus: GpuPool | None = None
     exec_timeout: float = DEFAULT_EXEC_TIMEOUT
+    fatbin: FatbinRunner | None = None
 
 
 def select_rules(rules, patterns: Sequence[str]):
@@ -76,7 +78,8 @@ def open_session(nvcc: Sequence[str] = (), oracle_dir=None, templates_dir=None,
         skipped = f"no GPU: {gpu.reason}"
     gpus = None if skipped else GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices)
     return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
-                   timeout=timeout, execution_skipped=skipped, gpus=gpus, exec_timeout=exec_timeout)
+                   timeout=timeout, execution_skipped=skipped, gpus=gpus, exec_timeout=exec_timeout,
+                   fatbin=FatbinRunner(gpus, exec_timeout) if gpus else None)
 
 
 def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = None) -> list[Toolchain]:
@@ -149,7 +152,11 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
             program = program_path(case, folder)
             runtime = expectation_for(case, env).expect is Expect.RUNTIME
             if runtime and result.outcome.accepted and program and session.gpus is not None:
-                execution = run_program(program, folder, session.exec_timeout, session.gpus.take())
+                if case.variant.mode is Mode.FATBIN:
+                    check = CHECKS[case.variant.check](case.variant.params)
+                    execution = session.fatbin.run(program, check)
+                else:
+                    execution = run_program(program, folder, session.exec_timeout, session.gpus.take())
     judgement = judge(case, config, env, result, session.oracle.deviations,
                       execution_skipped=session.execution_skipped, execution=execution)
     return Record(case=case, config=config, judgement=judgement, result=result, started=started,

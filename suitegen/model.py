@@ -103,6 +103,7 @@ class Mode(enum.Enum):
     COMPILE = "compile"  # nvcc -c on the main file
     LINK = "link"  # nvcc on all files, producing an executable
     RDC_LINK = "rdc-link"  # nvcc -rdc=true on all files, device link included
+    FATBIN = "fatbin"  # nvcc -fatbin on the main file: device code only, loaded and launched through cupy
 
 
 class Outcome(enum.Enum):
@@ -164,6 +165,7 @@ class Variant:
     mode: Mode = Mode.COMPILE
     note: str = ""
     strategies: Mapping[str, str] = field(default_factory=dict)  # param -> strategies.STRATEGIES name
+    check: str | None = None  # fatbin mode: device_checks.CHECKS name giving the launch and expected values
 
 
 @dataclass(**FROZEN)

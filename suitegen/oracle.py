@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from . import conditions
 from .definitions import PREDICATES
+from .device_checks import CHECKS
 from .strategies import STRATEGIES
 from .model import FROZEN, Deviation, Expect, Expectation, Mode, Outcome, PHASE_GROUPS, Rule, Variant
 
@@ -25,7 +26,7 @@ DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "oracle"
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
              "phase", "diagnostic", "line", "variant"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
-                "phase", "diagnostic", "line", "observe", "note", "strategies"}
+                "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
 DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params"}
 
 
@@ -201,6 +202,10 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     if (expectation or predicate_reject).expect is Expect.RUNTIME and mode is Mode.COMPILE:
         raise OracleError(path, f"variant {name_fmt!r}: a runtime variant builds a program: "
                           "set mode = \"link\" or \"rdc-link\"", rule=rid, field="mode")
+    check = raw.get("check")
+    if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in CHECKS):
+        raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check from "
+                          f"{sorted(CHECKS)} (and only a fatbin variant does)", rule=rid, field="check")
     requires = _condition(raw.get("requires"), path, rid, "requires")
     strategies = _get(raw, "strategies", dict, path, rid, default={})
     for param, strat in strategies.items():
@@ -221,7 +226,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
                               rule=rid, field="name") from None
         out.append(Variant(name=name, params=p, expectation=expectation or predicate_reject,
                            predicate=predicate, requires=requires, flags=flags, mode=mode,
-                           note=str(raw.get("note", "")), strategies=dict(strategies)))
+                           note=str(raw.get("note", "")), strategies=dict(strategies), check=check))
     return out
 
 

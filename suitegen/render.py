@@ -10,7 +10,7 @@ from typing import Iterable
 
 import jinja2
 
-from . import cxx
+from . import cxx, expressions
 from .model import Case, Expect, Rule, Variant
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "templates"
@@ -34,7 +34,8 @@ class Renderer:
             lstrip_blocks=True,
             autoescape=False,
         )
-        self.env.globals.update(CHECK=CHECK_MARK, class_decls=cxx.class_decls)
+        self.env.globals.update(CHECK=CHECK_MARK, class_decls=cxx.class_decls, c_expr=expressions.to_c,
+                                c_literal=expressions.to_c)
 
     def check_templates(self, rules: Iterable[Rule]) -> None:
         """Load (parse) every template the rules name, raising RenderError on the first bad one."""

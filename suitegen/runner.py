@@ -128,7 +128,11 @@ def run_command(args) -> int:
         print(f"suitegen: executing runtime cases on {'; '.join(session.gpu.devices)} "
               f"(GPUs {','.join(session.gpus.ids)})", file=sys.stderr)
     start = time.monotonic()
-    interrupted = _execute(session, items, results, jobs, quiet=args.quiet)
+    try:
+        interrupted = _execute(session, items, results, jobs, quiet=args.quiet)
+    finally:
+        if session.fatbin:
+            session.fatbin.close()
     wall = time.monotonic() - start
     meta.update(finished=now(), wall_seconds=round(wall, 2), interrupted=interrupted,
                 items_this_run=len(items), cases_per_second=round(len(items) / wall, 2) if wall else None)

@@ -107,3 +107,38 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy]] = {
     "memory_spaces": memory_spaces, "namespace_scope_memory_spaces": namespace_scope_memory_spaces,
     "declaration_contexts": declaration_contexts, "class_specs": class_specs,
 }
+
+
+# --- host/device agreement: expression trees as JSON-able nested lists ----------------------------
+INT_OPS = ("+", "-", "*", "&", "|", "^", "<<", ">>", "/", "%")
+FLOAT_OPS = ("+", "-", "*", "/")
+
+
+def uint_expressions(max_leaves: int = 8) -> st.SearchStrategy:
+    """Expression trees over unsigned a, b and constants; shrinks towards the variable a."""
+    leaves = st.sampled_from(("a", "b")) | st.integers(0, 2**32 - 1)
+    return st.recursive(leaves, lambda kids: st.tuples(st.sampled_from(INT_OPS), kids, kids).map(list),
+                        max_leaves=max_leaves)
+
+
+def double_expressions(max_leaves: int = 6) -> st.SearchStrategy:
+    """Expression trees over double a, b and finite constants; shrinks towards the variable a."""
+    leaves = st.sampled_from(("a", "b")) | st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+    return st.recursive(leaves, lambda kids: st.tuples(st.sampled_from(FLOAT_OPS), kids, kids).map(list),
+                        max_leaves=max_leaves)
+
+
+def uint_input_pairs() -> st.SearchStrategy:
+    """Lists of (a, b) unsigned inputs; shrinks towards [[0, 0]]."""
+    u32 = st.integers(0, 2**32 - 1)
+    return st.lists(st.tuples(u32, u32).map(list), min_size=1, max_size=16)
+
+
+def double_input_pairs() -> st.SearchStrategy:
+    """Lists of (a, b) finite double inputs; shrinks towards [[0.0, 0.0]]."""
+    f = st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False)
+    return st.lists(st.tuples(f, f).map(list), min_size=1, max_size=16)
+
+
+STRATEGIES.update(uint_expressions=uint_expressions, double_expressions=double_expressions,
+                  uint_input_pairs=uint_input_pairs, double_input_pairs=double_input_pairs)

@@ -1,4 +1,6 @@
 """Program-run classification, GPU assignment and the runtime verdicts (no GPU needed)."""
+import sys
+
 import pytest
 
 from suitegen.execute import ExecStatus, GpuPool, classify
@@ -48,3 +50,39 @@ def test_runtime_verdicts():
     assert judge_execution(None, "no GPU: nvidia-smi not found")[0] is Verdict.UNSUPPORTED
     bad = classify("SUITEGEN-RESULT: FAIL cuda error cudaErrorIllegalAddress\n", 1, 0.1, "GPU 0")
     assert judge_execution(bad, None)[0] is Verdict.FAIL
+
+
+FAKE_WORKER = r'''
+import json, sys, time
+for line in sys.stdin:
+    req = json.loads(line)
+    mode = req["kernel"]
+    if mode == "die":
+        sys.exit(3)
+    if mode == "hang":
+        time.sleep(60)
+    out = [v + (1 if mode == "wrong" else 0) for v in req["inputs"][0][1]]
+    print(json.dumps({"ok": True, "out": out}), flush=True)
+'''
+
+
+def test_fatbin_runner_isolates_faults(tmp_path):
+    from suitegen.device_checks import DeviceCheck
+    from suitegen.execute import FatbinRunner
+    worker = tmp_path / "worker.py"
+    worker.write_text(FAKE_WORKER)
+    runner = FatbinRunner(GpuPool("0", ()), timeout=2, command=(sys.executable, str(worker)))
+
+    def check(kernel):
+        return DeviceCheck(kernel=kernel, inputs=[("uint32", [1, 2, 3])], out="uint32", expected=[1, 2, 3])
+
+    try:
+        assert runner.run(tmp_path / "m.fatbin", check("ok")).status is ExecStatus.PASSED
+        wrong = runner.run(tmp_path / "m.fatbin", check("wrong"))
+        assert wrong.status is ExecStatus.FAILED and "input 0: expected 1, device 2" in wrong.detail
+        assert runner.run(tmp_path / "m.fatbin", check("die")).status is ExecStatus.CRASHED
+        assert runner.run(tmp_path / "m.fatbin", check("ok")).status is ExecStatus.PASSED, "a new worker"
+        assert runner.run(tmp_path / "m.fatbin", check("hang")).status is ExecStatus.TIMED_OUT
+        assert runner.run(tmp_path / "m.fatbin", check("ok")).status is ExecStatus.PASSED
+    finally:
+        runner.close()
