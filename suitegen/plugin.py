@@ -49,6 +49,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
 
 
+def pytest_unconfigure(config):
+    session = config.stash.get(STASH, None)
+    if session is not None and session.fatbin is not None:
+        session.fatbin.close()
+
+
 def _session(config) -> engine.Session:
     """Return this process's engine session (toolchains and GPU probed once per xdist worker)."""
     if STASH not in config.stash:
