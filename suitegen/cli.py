@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--budget", type=float, default=10.0, help="minutes to search (default 10)")
     exp.add_argument("--examples", type=int, default=200, help="most programs to try per generative variant")
     exp.add_argument("--out", metavar="DIR", help="where reproducers go (default reports/explore-<time>)")
+    exp.add_argument("--include-known", action="store_true",
+                     help="count recorded deviations (XFAIL) as disagreements too, and shrink them")
     exp.add_argument("--db", metavar="DIR", default=".hypothesis/suitegen-explore",
                      help="example database: disagreements found before are replayed first")
     tcp = sub.add_parser("toolchain", help="install and list toolchains")

@@ -12,8 +12,10 @@ from pathlib import PurePath
 
 from .model import FROZEN, Diagnostic, Phase
 
-EDG = re.compile(r"^(?P<file>[^\s(][^()]*?)\((?P<line>\d+)\): (?P<sev>catastrophic error|internal error|"
-                 r"error|warning|remark|note)(?: #(?P<num>\d+)(?:-D)?)?: (?P<msg>.*)$")
+# EDG front ends print "f.cu(3): error #20091-D: ..."; NVVM prints "f.cu(5): Error: ..." and
+# "warning: f.cu(11): Warning: ...".
+EDG = re.compile(r"^(?:warning: )?(?P<file>[^\s(][^()]*?)\((?P<line>\d+)\): (?P<sev>catastrophic error|"
+                 r"internal error|error|warning|remark|note|Error|Warning)(?: #(?P<num>\d+)(?:-D)?)?: (?P<msg>.*)$")
 GCC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): "
                  r"(?P<msg>.*)$")
 TOOL = re.compile(r"^(?P<tool>ptxas|nvlink|nvcc|fatbinary|cicc|cudafe\+\+)\s+(?P<sev>fatal|error|warning|"
@@ -97,7 +99,8 @@ def parse(output: str) -> ParsedOutput:
 def _diagnostic(line: str, phase: Phase) -> Diagnostic | None:
     m = EDG.match(line)
     if m:
-        return Diagnostic(severity=SEVERITIES.get(m["sev"], m["sev"]), message=m["msg"], phase=phase,
+        sev = m["sev"].lower()
+        return Diagnostic(severity=SEVERITIES.get(sev, sev), message=m["msg"], phase=phase,
                           file=m["file"], line=int(m["line"]), number=m["num"])
     m = TOOL.match(line)
     if m:

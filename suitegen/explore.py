@@ -59,7 +59,8 @@ def explore_command(args) -> int:
         stop = min(deadline, time.monotonic() + per_target)
         print(f"explore: {rule.id} [{variant.name}] over {', '.join(sorted(variant.strategies))} "
               f"until {max(0, stop - time.monotonic()):.0f}s from now", flush=True)
-        f = search(session, renderer, rule, variant, configs, stop, args.examples, Path(args.db), out)
+        f = search(session, renderer, rule, variant, configs, stop, args.examples, Path(args.db), out,
+                   include_known=args.include_known)
         if f:
             findings.append(f)
             print(f"  disagreement: {f.record['reason']}\n  minimal program: {f.folder / 'main.cu'}\n"
@@ -71,9 +72,13 @@ def explore_command(args) -> int:
 
 
 def search(session, renderer, rule, variant, configs, stop: float, examples: int, db: Path,
-           out: Path) -> Finding | None:
-    """Search one generative variant; return its minimal disagreement, if any."""
+           out: Path, include_known: bool = False) -> Finding | None:
+    """Search one generative variant; return its minimal disagreement, if any.
+
+    A recorded deviation (XFAIL) is a disagreement only with ``include_known``.
+    """
     last: dict = {}
+    wanted = {Verdict.FAIL, Verdict.XFAIL} if include_known else {Verdict.FAIL}
     holes = {k: STRATEGIES[name]() for k, name in sorted(variant.strategies.items())}
 
     def probe(params, config):
@@ -81,12 +86,12 @@ def search(session, renderer, rule, variant, configs, stop: float, examples: int
         assume(time.monotonic() < stop or bool(last))
         case = renderer.render(rule, drawn_variant(rule, variant, params))
         record = run_one(session, case, config)
-        if record.judgement.verdict is Verdict.FAIL:
+        if record.judgement.verdict in wanted:
             last.update(record=record.to_json(), case=case_entry(case))
             raise Disagreement(record.judgement.reason)
 
     # One database entry per target: without this every target would share the nested function's key.
-    probe._hypothesis_internal_add_digest = f"{rule.id}[{variant.name}]".encode()
+    probe._hypothesis_internal_add_digest = f"{rule.id}[{variant.name}]{include_known}".encode()
     test = settings(max_examples=examples, deadline=None, database=DirectoryBasedExampleDatabase(str(db)),
                     suppress_health_check=list(HealthCheck), derandomize=False, report_multiple_bugs=False,
                     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])(

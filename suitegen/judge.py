@@ -92,11 +92,20 @@ def _subset(want, have) -> bool:
     return want == have
 
 
-def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation]) -> list[Deviation]:
-    """Return the recorded deviations that cover this case under this env (by variant glob and params)."""
+def _disagrees(dev: Deviation, exp: Expectation) -> bool:
+    """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here)."""
+    if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
+        return not dev.observed.accepted
+    if exp.expect is Expect.WARN:
+        return dev.observed is not Outcome.ACCEPTED_WITH_WARNINGS
+    return True  # a rejection expected: accepting it, or rejecting it for another reason, both disagree
+
+
+def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation], exp: Expectation) -> list[Deviation]:
+    """Return the recorded deviations that cover this case under this env and contradict its expectation."""
     return [dev for dev in deviations
             if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(case.variant.name, g) for g in dev.variants)
-            and _subset(dev.params, case.variant.params) and dev.when(env)]
+            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)]
 
 
 def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:
@@ -137,7 +146,7 @@ def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
     if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME:
         verdict, why = judge_execution(execution, execution_skipped)
         return Judgement(verdict=verdict, reason=why, expected=exp)
-    devs = find_deviations(case, env, deviations) if verdict in (Verdict.PASS, Verdict.FAIL) else []
+    devs = find_deviations(case, env, deviations, exp) if verdict in (Verdict.PASS, Verdict.FAIL) else []
     if devs:
         dev = devs[0]
         if verdict is Verdict.PASS:

@@ -56,6 +56,11 @@ def namespace_scope_memory_spaces() -> st.SearchStrategy[str]:
     return st.sampled_from(("device", "constant", "managed"))
 
 
+def static_local_spaces() -> st.SearchStrategy[str]:
+    """Memory spaces of a function-scope static, "implicit" (no specifier) first."""
+    return st.sampled_from(("implicit", "device", "constant", "managed", "shared"))
+
+
 def declaration_contexts() -> st.SearchStrategy[str]:
     """Where a declaration sits: namespace scopes, class scope, function scopes, templates, lambdas."""
     return st.sampled_from(("namespace", "nested-namespace", "inline-namespace", "class", "host-function",
@@ -105,6 +110,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy]] = {
     "vector_types": vector_types, "value_types": value_types,
     "execution_spaces": execution_spaces, "device_execution_spaces": device_execution_spaces,
     "memory_spaces": memory_spaces, "namespace_scope_memory_spaces": namespace_scope_memory_spaces,
+    "static_local_spaces": static_local_spaces,
     "declaration_contexts": declaration_contexts, "class_specs": class_specs,
 }
 

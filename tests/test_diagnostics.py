@@ -100,3 +100,14 @@ def test_static_assertion_is_a_rejection_not_a_crash():
             '1 error detected in the compilation of "main.cu".\n# --error 0x2 --\n')
     res = classify(["nvcc"], 2, text, 1)
     assert res.outcome is Outcome.REJECTED and "static assertion failed" in res.diagnostics[0].message
+
+
+def test_nvvm_message_shapes():
+    text = ('#$ "$CICC_PATH/cicc" --c++17 x\n'
+            'main.cu(5): Error: Formal parameter space overflowed (40000 bytes required, max 32764 bytes allowed)\n'
+            'warning: main.cu(11): Warning: Cannot store to pointer that points to constant memory space\n'
+            '# --error 0x2 --\n')
+    p = parse(text)
+    err, warn = p.diagnostics
+    assert (err.severity, err.line, err.phase) == ("error", 5, Phase.CICC) and "overflowed" in err.message
+    assert (warn.severity, warn.line, warn.file) == ("warning", 11, "main.cu")

@@ -140,3 +140,11 @@ def test_deviation_selected_by_params_covers_drawn_variants():
     miss = case(REJECT, name="gen-5678", params={"space": "device", "cls": {"member": {"nsdmi": True}}})
     assert run(hit, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
     assert run(miss, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL
+
+
+def test_deviation_says_nothing_where_it_agrees_with_the_expectation():
+    # "shared classes are only warned about" must not turn an allowed (accepted) shared case into XPASS
+    d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"),
+                  observed=Outcome.ACCEPTED_WITH_WARNINGS, diagnostic="", seen="2026-11-21", params={"space": "shared"})
+    allowed = case(ACCEPT, name="shared-trivial", params={"space": "shared"})
+    assert run(allowed, result(Outcome.ACCEPTED), [d]).verdict is Verdict.PASS
