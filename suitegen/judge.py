@@ -94,6 +94,8 @@ def _subset(want, have) -> bool:
 
 def _disagrees(dev: Deviation, exp: Expectation) -> bool:
     """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here)."""
+    if dev.run:
+        return exp.expect is Expect.RUNTIME
     if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
         return not dev.observed.accepted
     if exp.expect is Expect.WARN:
@@ -145,6 +147,16 @@ def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
     verdict, why = compare(exp, case, result)
     if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME:
         verdict, why = judge_execution(execution, execution_skipped)
+        runs = [d for d in find_deviations(case, env, deviations, exp) if d.run] if execution else []
+        if verdict is Verdict.FAIL:
+            shown = [d for d in runs if d.run == execution.status.value
+                     and (not d.match or re.search(d.match, execution.detail + execution.output))]
+            if shown:
+                return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
+                                 deviation=shown[0])
+        elif verdict is Verdict.PASS and runs:
+            return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({runs[0].seen}): "
+                             f"{why}", expected=exp, deviation=runs[0])
         return Judgement(verdict=verdict, reason=why, expected=exp)
     devs = find_deviations(case, env, deviations, exp) if verdict in (Verdict.PASS, Verdict.FAIL) else []
     if devs:

@@ -292,6 +292,7 @@ class Deviation:
     note: str = ""
     source_file: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
+    run: str = ""  # for runtime cases: the program's observed status (execute.ExecStatus value)
 
 
 @dataclass(**FROZEN)

@@ -27,7 +27,8 @@ RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mo
              "phase", "diagnostic", "line", "variant"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
                 "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
-DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params"}
+DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run"}
+RUN_STATUSES = ("failed", "crashed", "timed-out")
 
 
 class OracleError(ValueError):
@@ -294,10 +295,13 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         variants = raw.get("variants", ["*"])
         if not isinstance(variants, list):
             raise OracleError(path, "variants is a list of globs", rule=rid, field="variants")
+        run = raw.get("run", "")
+        if run and run not in RUN_STATUSES:
+            raise OracleError(path, f"run must be one of {RUN_STATUSES}", rule=rid, field="run")
         params = raw.get("params", {})
         if not isinstance(params, dict):
             raise OracleError(path, "params is a table of the case params it applies to", rule=rid, field="params")
-        out.append(Deviation(rule=rid, variants=tuple(variants), params=params,
+        out.append(Deviation(rule=rid, variants=tuple(variants), params=params, run=run,
                              when=_condition(when_text, path, rid, "when"), observed=observed,
                              diagnostic=raw["diagnostic"], seen=raw["seen"], match=match, note=raw.get("note", ""),
                              source_file=str(path)))

@@ -148,3 +148,19 @@ def test_deviation_says_nothing_where_it_agrees_with_the_expectation():
                   observed=Outcome.ACCEPTED_WITH_WARNINGS, diagnostic="", seen="2026-11-21", params={"space": "shared"})
     allowed = case(ACCEPT, name="shared-trivial", params={"space": "shared"})
     assert run(allowed, result(Outcome.ACCEPTED), [d]).verdict is Verdict.PASS
+
+
+def test_runtime_deviation():
+    from suitegen.execute import classify
+    d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0 && std>=c++20"),
+                  observed=Outcome.ACCEPTED, diagnostic="device 0, host 776", seen="2026-11-22", run="failed",
+                  match="result == expected")
+    bad = classify("SUITEGEN-CHECK-FAILED: result == expected (line 76)\nSUITEGEN-RESULT: FAIL 1\n", 1, 1, "GPU 0")
+    good = classify("SUITEGEN-RESULT: PASS\n", 0, 1, "GPU 0")
+    c = case(RUNTIME, name="run-x")
+    cfg20 = Config(toolchain=TC, std=Std.CXX20, arch="sm_90")
+    j = judge(c, cfg20, make_env(cfg20, c, ()), result(Outcome.ACCEPTED), [d], execution=bad)
+    assert j.verdict is Verdict.XFAIL
+    assert judge(c, cfg20, make_env(cfg20, c, ()), result(Outcome.ACCEPTED), [d], execution=good).verdict is Verdict.XPASS
+    # under c++17 the deviation does not apply: a failed run is a FAIL
+    assert judge(c, CFG, make_env(CFG, c, ()), result(Outcome.ACCEPTED), [d], execution=bad).verdict is Verdict.FAIL
