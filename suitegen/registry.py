@@ -9,16 +9,14 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .toolchain import ToolchainError, probe
+from .toolchain import ToolchainError, cache_root, probe
 
 PACKAGE = "nvidia-cuda-nvcc"
 
 
 def cache_dir() -> Path:
     """Return the folder toolchains are installed into (outside the repo)."""
-    base = os.environ.get("SUITEGEN_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen")
-    return Path(base) / "toolchains"
+    return cache_root() / "toolchains"
 
 
 def _registry_path() -> Path:

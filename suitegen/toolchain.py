@@ -148,10 +148,14 @@ FEATURE_PROBES = {
 }
 
 
+def cache_root() -> Path:
+    """Return suitegen's cache folder (outside the repo): $SUITEGEN_CACHE, else ~/.cache/suitegen."""
+    return Path(os.environ.get("SUITEGEN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen"))
+
+
 def _cache_file(toolchain: Toolchain) -> Path:
-    base = os.environ.get("SUITEGEN_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen")
-    return Path(base) / "features" / f"{toolchain.fingerprint}.json"
+    return cache_root() / "features" / f"{toolchain.fingerprint}.json"
 
 
 def detected_features(toolchain: Toolchain) -> frozenset[str]:
