@@ -133,6 +133,27 @@ def device_variable_of_class(params: Mapping[str, Any], env) -> Expect:
     return Expect.ACCEPT if ok else Expect.REJECT
 
 
+GUIDE_PARAMETER_LIMIT = 4096  # bytes of __global__ parameters, as the seed states
+
+
+def kernel_parameters_fit(params: Mapping[str, Any], env) -> Expect:
+    """A __global__ function's parameters must fit in the guide's 4 KB of parameter space."""
+    return Expect.ACCEPT if sum(params["sizes"]) <= GUIDE_PARAMETER_LIMIT else Expect.REJECT
+
+
 PREDICATES: dict[str, Callable[[Mapping[str, Any], Any], Expect]] = {
     "device_variable_of_class": device_variable_of_class,
+    "kernel_parameters_fit": kernel_parameters_fit,
+}
+
+
+# --- selectors: which cases a known deviation covers, by their params ---------------------------
+
+def parameters_within_32764(params: Mapping[str, Any]) -> bool:
+    """Kernel parameters over the guide's 4 KB but within the 32764 bytes nvcc 12.1+ allows."""
+    return GUIDE_PARAMETER_LIMIT < sum(params.get("sizes", ())) <= 32764
+
+
+SELECTORS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
+    "parameters_within_32764": parameters_within_32764,
 }

@@ -7,7 +7,7 @@ from pathlib import PurePath
 from typing import Iterable
 
 from .conditions import Env, flag_features
-from .definitions import PREDICATES
+from .definitions import PREDICATES, SELECTORS
 from .execute import ExecResult, ExecStatus
 from .model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation,
                     Judgement, Mode, Outcome, PHASE_GROUPS, Verdict)
@@ -107,7 +107,8 @@ def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation], exp: 
     """Return the recorded deviations that cover this case under this env and contradict its expectation."""
     return [dev for dev in deviations
             if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(case.variant.name, g) for g in dev.variants)
-            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)]
+            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)
+            and (not dev.select or SELECTORS[dev.select](case.variant.params))]
 
 
 def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:

@@ -293,6 +293,7 @@ class Deviation:
     source_file: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
     run: str = ""  # for runtime cases: the program's observed status (execute.ExecStatus value)
+    select: str = ""  # definitions.SELECTORS name: a test on the case's params
 
 
 @dataclass(**FROZEN)

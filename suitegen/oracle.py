@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import conditions
-from .definitions import PREDICATES
+from .definitions import PREDICATES, SELECTORS
 from .device_checks import CHECKS
 from .strategies import STRATEGIES
 from .model import FROZEN, Deviation, Expect, Expectation, Mode, Outcome, PHASE_GROUPS, Rule, Variant
@@ -27,7 +27,8 @@ RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mo
              "phase", "diagnostic", "line", "variant"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
                 "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
-DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run"}
+DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
+                  "select"}
 RUN_STATUSES = ("failed", "crashed", "timed-out")
 
 
@@ -298,10 +299,14 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         run = raw.get("run", "")
         if run and run not in RUN_STATUSES:
             raise OracleError(path, f"run must be one of {RUN_STATUSES}", rule=rid, field="run")
+        select = raw.get("select", "")
+        if select and select not in SELECTORS:
+            raise OracleError(path, f"unknown selector {select!r} (known: {sorted(SELECTORS)})", rule=rid,
+                              field="select")
         params = raw.get("params", {})
         if not isinstance(params, dict):
             raise OracleError(path, "params is a table of the case params it applies to", rule=rid, field="params")
-        out.append(Deviation(rule=rid, variants=tuple(variants), params=params, run=run,
+        out.append(Deviation(rule=rid, variants=tuple(variants), params=params, run=run, select=select,
                              when=_condition(when_text, path, rid, "when"), observed=observed,
                              diagnostic=raw["diagnostic"], seen=raw["seen"], match=match, note=raw.get("note", ""),
                              source_file=str(path)))

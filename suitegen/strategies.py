@@ -146,5 +146,10 @@ def double_input_pairs() -> st.SearchStrategy:
     return st.lists(st.tuples(f, f).map(list), min_size=1, max_size=16)
 
 
-STRATEGIES.update(uint_expressions=uint_expressions, double_expressions=double_expressions,
+def parameter_block_sizes() -> st.SearchStrategy[list[int]]:
+    """Byte sizes of one to three by-value kernel parameters; shrinks towards [1]."""
+    return st.lists(st.integers(1, 40000), min_size=1, max_size=3)
+
+
+STRATEGIES.update(parameter_block_sizes=parameter_block_sizes, uint_expressions=uint_expressions, double_expressions=double_expressions,
                   uint_input_pairs=uint_input_pairs, double_input_pairs=double_input_pairs)

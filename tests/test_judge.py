@@ -164,3 +164,16 @@ def test_runtime_deviation():
     assert judge(c, cfg20, make_env(cfg20, c, ()), result(Outcome.ACCEPTED), [d], execution=good).verdict is Verdict.XPASS
     # under c++17 the deviation does not apply: a failed run is a FAIL
     assert judge(c, CFG, make_env(CFG, c, ()), result(Outcome.ACCEPTED), [d], execution=bad).verdict is Verdict.FAIL
+
+
+def test_deviation_selector_and_parameter_predicate():
+    from suitegen.definitions import kernel_parameters_fit, parameters_within_32764
+    assert kernel_parameters_fit({"sizes": [4096]}, None) is Expect.ACCEPT
+    assert kernel_parameters_fit({"sizes": [4000, 97]}, None) is Expect.REJECT
+    d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"), observed=Outcome.ACCEPTED,
+                  diagnostic="", seen="2026-11-22", select="parameters_within_32764")
+    inside = case(REJECT, name="drawn.gen-1", params={"sizes": [4097]})
+    beyond = case(REJECT, name="drawn.gen-2", params={"sizes": [40000]})
+    assert run(inside, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
+    assert run(beyond, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL
+    assert parameters_within_32764({"sizes": [32764]}) and not parameters_within_32764({"sizes": [32765]})
