@@ -23,8 +23,9 @@ pre{background:#fff;border:1px solid #ddd;padding:.5em;overflow:auto;white-space
 .hidden{display:none}
 """
 SCRIPT = """
-function show(id){var t=document.getElementById(id);var d=document.getElementById('detail');
- d.innerHTML='';d.appendChild(t.content.cloneNode(true));d.style.display='block';}
+function show(id,src){var d=document.getElementById('detail');d.innerHTML='';
+ [id,src].forEach(function(x){var t=document.getElementById(x);if(t)d.appendChild(t.content.cloneNode(true));});
+ d.style.display='block';}
 function hideDetail(){document.getElementById('detail').style.display='none';}
 function applyFilters(){var s=document.getElementById('f-section').value;
  var v=document.getElementById('f-verdict').value;
@@ -50,7 +51,17 @@ def _column_title(col: tuple, several: bool) -> str:
     return " ".join(parts)
 
 
-def _detail(r: dict, case: Mapping | None, anchor: str) -> str:
+def _sources(case: Mapping | None, anchor: str) -> str:
+    """Return the template holding a case's files, shared by all of its cells."""
+    if not case:
+        return f'<template id="{anchor}"><p>(sources not recorded)</p></template>'
+    flags = " ".join(case.get("flags", []))
+    parts = [f"<h4>{esc(name)}</h4><pre>{esc(text)}</pre>" for name, text in case["files"].items()]
+    return f'<template id="{anchor}">' + (f"<p>case flags: {esc(flags)}</p>" if flags else "") + "".join(parts) \
+        + "</template>"
+
+
+def _detail(r: dict, anchor: str) -> str:
     obs = r.get("observed") or {}
     parts = [f"<h3>{esc(r['case_id'])}</h3>", f"<p><b>{esc(r['verdict'])}</b>: {esc(r['reason'])}</p>",
              f"<p>config: {esc(r['config_id'])} on {esc(r['config']['toolchain'])} "
@@ -70,9 +81,6 @@ def _detail(r: dict, case: Mapping | None, anchor: str) -> str:
                      f"{esc(ex['output'])}</pre>")
     if r.get("deviation"):
         parts.append(f"<h4>known deviation</h4><pre>{esc(json.dumps(r['deviation'], indent=1))}</pre>")
-    if case:
-        for name, text in case["files"].items():
-            parts.append(f"<h4>{esc(name)}</h4><pre>{esc(text)}</pre>")
     return f'<template id="{anchor}">' + "".join(parts) + "</template>"
 
 
@@ -106,6 +114,8 @@ def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mappin
         verdicts = " ".join(sorted({r["verdict"] for r in cells.values()}))
         first = next(iter(cells.values()))
         statement = (cases.get(first["case_key"]) or {}).get("statement", "")
+        src = f"s{len(details)}"
+        details.append(_sources(cases.get(first["case_key"]), src))
         out.append(f"<tr data-section='{esc(section)}' data-verdicts='{esc(verdicts)}'>"
                    f"<td class='case' title='{esc(statement)}'>{esc(case_id)}</td>")
         for i in range(len(columns)):
@@ -114,9 +124,9 @@ def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mappin
                 out.append("<td class='v v-none'>-</td>")
                 continue
             anchor = f"d{len(details)}"
-            details.append(_detail(r, cases.get(r["case_key"]), anchor))
+            details.append(_detail(r, anchor))
             out.append(f"<td class='v v-{esc(r['verdict'])}' title='{esc(r['reason'][:300])}' "
-                       f"onclick=\"show('{anchor}')\">{esc(r['verdict'])}</td>")
+                       f"onclick=\"show('{anchor}','{src}')\">{esc(r['verdict'])}</td>")
         out.append("</tr>")
     out.append("</tbody></table>")
     out.append("<div id='detail' onclick='if(event.target===this)hideDetail()'></div>")

@@ -17,7 +17,7 @@ def _properties(r: dict) -> Properties:
     values = {"rule": r["rule"], "section": r["section"], "variant": r["variant"],
               "toolchain": cfg["toolchain"], "fingerprint": cfg["fingerprint"],
               "nvcc_version": cfg["nvcc_version"], "std": cfg["std"], "arch": cfg["arch"],
-              "flags": " ".join(cfg["flags"]), "gpu": r.get("gpu") or "", "verdict": r["verdict"]}
+              "flags": " ".join(cfg["flags"] + cfg.get("case_flags", [])), "gpu": r.get("gpu") or "", "verdict": r["verdict"]}
     props = Properties()
     for name in PROPERTIES:
         props.add_property(Property(name, str(values[name])))

@@ -333,7 +333,8 @@ class Record:
                 "toolchain": tc.label, "fingerprint": tc.fingerprint, "nvcc": tc.nvcc,
                 "nvcc_version": tc.version_str, "host_compiler": tc.host_compiler,
                 "host_version": tc.host_version, "std": self.config.std.value,
-                "arch": self.config.arch, "flags": list(self.config.flags + self.case.variant.flags),
+                "arch": self.config.arch, "flags": list(self.config.flags),
+                "case_flags": list(self.case.variant.flags),
             },
             "expected": None if exp is None else {
                 "expect": exp.expect.value, "phase": exp.phase, "diagnostic": exp.diagnostic,

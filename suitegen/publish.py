@@ -18,6 +18,7 @@ def case_entry(case: Case) -> dict:
     """Return what a report needs of a case: its sources and what it tests."""
     return {"key": case.key, "id": case.id, "rule": case.rule.id, "section": case.rule.section,
             "statement": case.rule.statement, "variant": case.variant.name, "files": dict(case.files),
+            "flags": list(case.variant.flags),
             "violation_line": case.violation_line}
 
 

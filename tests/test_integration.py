@@ -175,3 +175,11 @@ def test_pytest_item_names(pytester):
 def test_project_tests_do_not_collect_the_suite(pytester):
     result = pytester.runpytest_subprocess(str(REPO / "oracle"), "--co", "-q", "-p", "no:cacheprovider")
     assert "device-memory-space/" not in result.stdout.str()
+
+
+def test_pytest_runs_a_generated_corpus(pytester, tmp_path):
+    corpus = tmp_path / "generated" / "small"
+    proc = cli("generate", "--rules", SMALL, "--out", str(corpus), "--profile", "quick")
+    assert proc.returncode == 0, proc.stderr
+    result = pytester.runpytest_subprocess(str(corpus), "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=14)
