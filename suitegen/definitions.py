@@ -6,7 +6,7 @@ Each predicate takes the variant's params and the config's condition Env and ret
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from .model import FROZEN, Expect
@@ -154,6 +154,18 @@ def parameters_within_32764(params: Mapping[str, Any]) -> bool:
     return GUIDE_PARAMETER_LIMIT < sum(params.get("sizes", ())) <= 32764
 
 
+def empty_but_for_member_initializer(params: Mapping[str, Any]) -> bool:
+    """A class that the guide rejects only for its own non-static data member initialiser."""
+    if "cls" not in params:
+        return False
+    spec = ClassSpec.from_params(params["cls"])
+    if not spec.nsdmi:
+        return False
+    bare = replace(spec, nsdmi=False)
+    return constructor_is_empty(bare) and destructor_is_empty(bare)
+
+
 SELECTORS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
     "parameters_within_32764": parameters_within_32764,
+    "empty_but_for_member_initializer": empty_but_for_member_initializer,
 }

@@ -64,7 +64,8 @@ def compose(fragments: Sequence[Case], violation: Case | None = None) -> Case:
                           expectation=Expectation(expect=Expect.ACCEPT))
         rule = COMPOSITION
     else:
-        variant = replace(violation.variant, name=f"{name}-{violation.variant.name}",
+        # Keep the violation's own name first, so its rule's known deviations still select it.
+        variant = replace(violation.variant, name=f"{violation.variant.name}.{name}",
                           params={"fragments": [f.id for f in fragments], "violation": violation.id})
         rule = violation.rule
     line = next((i + 1 for i, t in enumerate(text.splitlines()) if CHECK_MARK in t), None)
@@ -74,8 +75,8 @@ def compose(fragments: Sequence[Case], violation: Case | None = None) -> Case:
 def drawn_variant(rule: Rule, variant: Variant, params: dict) -> Variant:
     """Return a variant of a generative one with freshly drawn params, named by their hash."""
     merged = {**variant.params, **params}
-    return replace(variant, name=f"gen-{digest(rule.id, variant.name, merged, length=10)}", params=merged,
-                   strategies={})
+    return replace(variant, name=f"{variant.name}.gen-{digest(rule.id, variant.name, merged, length=10)}",
+                   params=merged, strategies={})
 
 
 def case_strategy(renderer: Renderer, rules: Sequence[Rule], systematic: Sequence[Case]) -> st.SearchStrategy[Case]:

@@ -112,6 +112,9 @@ def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation], exp: 
 
 
 def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:
+    if dev.observed is Outcome.ACCEPTED:
+        # "nvcc accepts it": warnings about something else (another fragment, say) do not change that.
+        return result.outcome.accepted
     if result.outcome is not dev.observed:
         return False
     if not dev.match:

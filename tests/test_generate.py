@@ -50,7 +50,7 @@ def test_two_thousand_cases_in_seconds_reproducibly(orc, tmp_path):
 def test_drawn_cases_take_expectations_from_the_oracle(orc):
     rules = [r for r in orc.rules if r.section == "device-memory-space"]
     cases = corpus(Renderer(REPO / "templates"), rules, seed=3, count=100)
-    drawn = [c for c in cases if c.variant.name.startswith("gen-") and c.rule.id.endswith("empty-ctor-dtor")]
+    drawn = [c for c in cases if ".gen-" in c.variant.name and c.rule.id.endswith("empty-ctor-dtor")]
     assert drawn, "class shapes are drawn for the empty constructor/destructor rule"
     assert all(c.variant.predicate == "device_variable_of_class" for c in drawn)
 

@@ -133,6 +133,13 @@ def test_rdc_link_mode_counts_as_separate_compilation():
     assert "rdc" in env.features and "whole-program" not in env.features
 
 
+def test_member_initializer_selector():
+    from suitegen.definitions import empty_but_for_member_initializer as sel
+    assert sel({"cls": {"nsdmi": True}}) and sel({"cls": {"nsdmi": True, "ctor": "empty"}})
+    assert not sel({"cls": {"nsdmi": True, "ctor": "body"}}), "non-empty for another reason too"
+    assert not sel({"cls": {"member": {"nsdmi": True}}}) and not sel({"space": "device"})
+
+
 def test_deviation_selected_by_params_covers_drawn_variants():
     d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"),
                   observed=Outcome.ACCEPTED, diagnostic="", seen="2026-11-21", params={"cls": {"nsdmi": True}})
