@@ -6,7 +6,7 @@ Each predicate takes the variant's params and the config's condition Env and ret
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .model import FROZEN, Expect
@@ -154,18 +154,21 @@ def parameters_within_32764(params: Mapping[str, Any]) -> bool:
     return GUIDE_PARAMETER_LIMIT < sum(params.get("sizes", ())) <= 32764
 
 
-def empty_but_for_member_initializer(params: Mapping[str, Any]) -> bool:
-    """A class that the guide rejects only for its own non-static data member initialiser."""
+def plain_class_with_member_initializer(params: Mapping[str, Any]) -> bool:
+    """A class with a member initialiser and nothing else that matters: no bases, no class-type
+    members, an implicit or defaulted constructor, no virtuals, an empty destructor.
+
+    nvcc 13.0 accepts exactly these as device variables (it can initialise them statically); add a
+    base, a class member or a user-provided empty constructor and it rejects them as the guide says.
+    """
     if "cls" not in params:
         return False
-    spec = ClassSpec.from_params(params["cls"])
-    if not spec.nsdmi:
-        return False
-    bare = replace(spec, nsdmi=False)
-    return constructor_is_empty(bare) and destructor_is_empty(bare)
+    c = ClassSpec.from_params(params["cls"])
+    return (c.nsdmi and c.base is None and c.member is None and c.ctor in ("implicit", "defaulted")
+            and not c.dynamic and destructor_is_empty(c))
 
 
 SELECTORS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
     "parameters_within_32764": parameters_within_32764,
-    "empty_but_for_member_initializer": empty_but_for_member_initializer,
+    "plain_class_with_member_initializer": plain_class_with_member_initializer,
 }

@@ -66,7 +66,7 @@ def compose(fragments: Sequence[Case], violation: Case | None = None) -> Case:
     else:
         # Keep the violation's own name first, so its rule's known deviations still select it.
         variant = replace(violation.variant, name=f"{violation.variant.name}.{name}",
-                          params={"fragments": [f.id for f in fragments], "violation": violation.id})
+                          params={**violation.variant.params, "fragments": [f.id for f in fragments]})
         rule = violation.rule
     line = next((i + 1 for i, t in enumerate(text.splitlines()) if CHECK_MARK in t), None)
     return Case(rule=rule, variant=variant, files={"main.cu": text}, violation_line=line)

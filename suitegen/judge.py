@@ -103,10 +103,20 @@ def _disagrees(dev: Deviation, exp: Expectation) -> bool:
     return True  # a rejection expected: accepting it, or rejecting it for another reason, both disagree
 
 
+DERIVED = re.compile(r"\.(gen|composed)-[0-9a-f]+$")
+
+
+def _names(case: Case) -> tuple[str, ...]:
+    """The variant's name, and for a drawn or composed variant also the name of the variant it came from."""
+    base = DERIVED.sub("", case.variant.name)
+    return (case.variant.name, base) if base != case.variant.name else (case.variant.name,)
+
+
 def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation], exp: Expectation) -> list[Deviation]:
     """Return the recorded deviations that cover this case under this env and contradict its expectation."""
+    names = _names(case)
     return [dev for dev in deviations
-            if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(case.variant.name, g) for g in dev.variants)
+            if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
             and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)
             and (not dev.select or SELECTORS[dev.select](case.variant.params))]
 

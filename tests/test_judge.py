@@ -134,9 +134,10 @@ def test_rdc_link_mode_counts_as_separate_compilation():
 
 
 def test_member_initializer_selector():
-    from suitegen.definitions import empty_but_for_member_initializer as sel
-    assert sel({"cls": {"nsdmi": True}}) and sel({"cls": {"nsdmi": True, "ctor": "empty"}})
+    from suitegen.definitions import plain_class_with_member_initializer as sel
+    assert sel({"cls": {"nsdmi": True}}) and sel({"cls": {"nsdmi": True, "ctor": "defaulted", "dtor": "empty"}})
     assert not sel({"cls": {"nsdmi": True, "ctor": "body"}}), "non-empty for another reason too"
+    assert not sel({"cls": {"nsdmi": True, "member": {}}}), "nvcc rejects it once it has a class member"
     assert not sel({"cls": {"member": {"nsdmi": True}}}) and not sel({"space": "device"})
 
 
@@ -184,3 +185,14 @@ def test_deviation_selector_and_parameter_predicate():
     assert run(inside, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
     assert run(beyond, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL
     assert parameters_within_32764({"sizes": [32764]}) and not parameters_within_32764({"sizes": [32765]})
+
+
+def test_derived_variants_match_their_base_variants_deviations():
+    d = Deviation(rule="demo/r", variants=("neg-*-array",), when=conditions.parse("nvcc==13.0"),
+                  observed=Outcome.ACCEPTED, diagnostic="", seen="2026-11-22")
+    composed = case(REJECT, name="neg-device-array.composed-1e4c5cc7b2")
+    drawn = case(REJECT, name="neg-device-array.gen-0a1b2c3d4e")
+    other = case(REJECT, name="neg-device-arrayish")
+    assert run(composed, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
+    assert run(drawn, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
+    assert run(other, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL
