@@ -19,7 +19,7 @@ KNOWN_FEATURES = frozenset({
     "gpu", "whole-program", "rdc",
     "extended-lambda", "relaxed-constexpr",
     "no-host-device-initializer-list", "no-host-device-move-forward",
-    "has-nvfunctional", "has-float128", "has-int128",
+    "has-nvfunctional", "has-float128", "has-int128", "has-libcudacxx",
     "werror-deprecated", "no-deprecated-warnings",
 })
 

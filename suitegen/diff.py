@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -15,6 +16,14 @@ def key(r: Mapping) -> tuple:
     return (r["case_id"], cfg["std"], cfg["arch"], " ".join(cfg["flags"]))
 
 
+TEMP_NAMES = re.compile(r"/tmp/tmpxft_[0-9a-f_]+-\d+_")
+
+
+def _normalize(message: str | None) -> str | None:
+    """Drop what changes from run to run (nvcc's temporary file names) from a message."""
+    return TEMP_NAMES.sub("<tmp>_", message) if message else message
+
+
 def signature(r: Mapping) -> dict:
     """Return the comparable facts of one result: verdict, outcome, phase, first error, run status."""
     obs = r.get("observed") or {}
@@ -23,7 +32,8 @@ def signature(r: Mapping) -> dict:
         next((d for d in diags if d["severity"] == "warning"), None)
     ex = r.get("execution") or {}
     return {"verdict": r["verdict"], "outcome": obs.get("outcome"), "phase": obs.get("phase"),
-            "number": first.get("number") if first else None, "message": first["message"] if first else None,
+            "number": first.get("number") if first else None,
+            "message": _normalize(first["message"]) if first else None,
             "run": ex.get("status")}
 
 
@@ -41,6 +51,8 @@ class Change:
         b, a = self.before or {}, self.after or {}
         if self.kind in ("regression", "fix", "verdict"):
             return f"{b.get('verdict')} -> {a.get('verdict')}"
+        if self.kind == "unrecorded":
+            return "same behaviour; the known deviation is not recorded for this toolchain"
         if self.kind == "diagnostic":
             return f"#{b.get('number')} {b.get('message')!r} -> #{a.get('number')} {a.get('message')!r}"
         if self.kind == "phase":
@@ -50,7 +62,7 @@ class Change:
         return (a or b).get("verdict", "")
 
 
-ORDER = ["regression", "fix", "verdict", "phase", "diagnostic", "runtime", "new", "vanished"]
+ORDER = ["regression", "fix", "verdict", "phase", "diagnostic", "runtime", "unrecorded", "new", "vanished"]
 
 
 @dataclass
@@ -87,10 +99,18 @@ def compare(before: Iterable[Mapping], after: Iterable[Mapping]) -> Diff:
     return diff
 
 
+def _same_behaviour(old: dict, new: dict) -> bool:
+    """Same outcome, failing phase and run status; a reworded message is reported on its own."""
+    return all(old[k] == new[k] for k in ("outcome", "phase", "run"))
+
+
 def _kinds(old: dict, new: dict) -> list[str]:
     kinds = []
     if old["verdict"] != new["verdict"]:
-        if old["verdict"] in GOOD and new["verdict"] in BAD:
+        if old["verdict"] == "XFAIL" and new["verdict"] == "FAIL" and _same_behaviour(old, new):
+            # The toolchain behaves as before; only the deviation is not recorded for the new one.
+            kinds.append("unrecorded")
+        elif old["verdict"] in GOOD and new["verdict"] in BAD:
             kinds.append("regression")
         elif old["verdict"] in BAD and new["verdict"] in GOOD:
             kinds.append("fix")

@@ -145,6 +145,8 @@ FEATURE_PROBES = {
     "has-nvfunctional": "#include <nvfunctional>\n__device__ int f() { nvstd::function<int()> g = [] { return 1; }; return g(); }\n",
     "has-int128": "__device__ __int128 f(__int128 x) { return x * 3; }\n",
     "has-float128": "__float128 f(__float128 x) { return x * 3; }\n",
+    "has-libcudacxx": "#include <cuda/atomic>\n__device__ void f() { cuda::atomic_thread_fence(cuda::memory_order_seq_cst, "
+                      "cuda::thread_scope_device); }\n",
 }
 
 

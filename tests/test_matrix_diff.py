@@ -114,8 +114,16 @@ def test_diff_classifies_changes_regressions_first():
     assert {c.key[0] for c in d.regressions} == {"a/r[x]", "a/r[run]"}
     counts = d.counts()
     assert counts == {"regression": 2, "fix": 1, "verdict": 1, "phase": 1, "diagnostic": 1, "runtime": 1,
-                      "new": 1, "vanished": 1}
+                      "unrecorded": 0, "new": 1, "vanished": 1}
     assert next(c for c in d.changes if c.kind == "diagnostic").describe() == "#20091 'm' -> #20092 'm'"
+
+
+def test_known_deviation_on_a_new_toolchain_is_not_a_regression():
+    before = [rec("a/r[d]", "XFAIL", outcome="accepted", msg="m"), rec("a/r[e]", "XFAIL", outcome="accepted")]
+    after = [rec("a/r[d]", "FAIL", outcome="accepted", msg="m"), rec("a/r[e]", "FAIL", outcome="rejected")]
+    d = diff.compare(before, after)
+    assert [(c.kind, c.key[0]) for c in d.changes if c.kind in ("unrecorded", "regression")] == [
+        ("regression", "a/r[e]"), ("unrecorded", "a/r[d]")]
 
 
 def test_diff_formats():
@@ -130,3 +138,9 @@ def test_diff_formats():
 def test_baseline_round_trip():
     base = diff.baseline_records(BEFORE)
     assert not diff.compare(base, BEFORE).changes, "a baseline compares equal to the run it came from"
+
+
+def test_temporary_file_names_are_not_a_change():
+    a = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in '/tmp/tmpxft_00003dd8_00000000-15_main.o'")]
+    b = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in '/tmp/tmpxft_00001f9a_00000000-15_main.o'")]
+    assert not diff.compare(a, b).changes
