@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -12,6 +13,18 @@ from pathlib import Path
 from .toolchain import ToolchainError, cache_root, probe
 
 PACKAGE = "nvidia-cuda-nvcc"
+# nvcc's wheel names its companions without a version, so pip would pair an old nvcc with the newest
+# NVVM (whose PTX the old ptxas rejects). Pin them to nvcc's major.minor, and add CCCL (libcu++),
+# which a toolkit ships but the nvcc wheel does not.
+COMPANIONS = ("nvidia-nvvm", "nvidia-cuda-runtime", "nvidia-cuda-crt")
+OPTIONAL = "nvidia-cuda-cccl"  # its versions stop following CUDA's after 13.2: without a match, none
+MARKER = "suitegen-install.json"
+
+
+def requirements(version: str, optional: bool = True) -> list[str]:
+    """Return the pip requirements of one toolchain: nvcc exactly, its companions at the same major.minor."""
+    minor = ".".join(version.split(".")[:2])
+    return [f"{PACKAGE}=={version}", *(f"{c}=={minor}.*" for c in COMPANIONS + ((OPTIONAL,) if optional else ()))]
 
 
 def cache_dir() -> Path:
@@ -47,18 +60,24 @@ def add(version: str, runner=subprocess.run) -> dict:
     if not re.fullmatch(r"\d+\.\d+\.\d+", version):
         raise ToolchainError(f"toolchain version must look like 13.5.37, not {version!r}")
     target = cache_dir() / version
-    nvcc = target / "nvidia" / "cu13" / "bin" / "nvcc"
-    if not nvcc.exists():
-        proc = runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                       "--target", str(target), f"{PACKAGE}=={version}"], capture_output=True, text=True)
+    marker = target / MARKER
+    installed = json.loads(marker.read_text()) if marker.exists() else None
+    found = sorted(target.glob("nvidia/*/bin/nvcc"))
+    if installed not in (requirements(version), requirements(version, optional=False)) or not found:
+        shutil.rmtree(target, ignore_errors=True)  # a partial or differently pinned install is redone
+        for reqs in (requirements(version), requirements(version, optional=False)):
+            proc = runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                           "--target", str(target), *reqs], capture_output=True, text=True)
+            if proc.returncode == 0 or OPTIONAL not in (proc.stderr or ""):
+                break
         if proc.returncode != 0:
             raise ToolchainError(f"pip could not install {PACKAGE}=={version}: "
                                  + " / ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]))
         found = sorted(target.glob("nvidia/*/bin/nvcc"))
         if not found:
             raise ToolchainError(f"{PACKAGE}=={version} installed into {target} but holds no bin/nvcc")
-        nvcc = found[0]
-    tc = probe(str(nvcc), name=f"nvcc-{version}")
+        marker.write_text(json.dumps(reqs))
+    tc = probe(str(found[0]), name=f"nvcc-{version}")
     entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint}
     reg = load_registry()
     reg[tc.name] = entry

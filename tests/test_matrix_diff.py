@@ -62,11 +62,14 @@ def test_registry_add_and_resolve(tmp_path, monkeypatch, fake_nvcc):
         target.mkdir(parents=True)
         (target / "nvcc").write_text(source.read_text())
         (target / "nvcc").chmod(0o755)
-        assert "nvidia-cuda-nvcc==13.5.37" in argv
+        assert "nvidia-cuda-nvcc==13.5.37" in argv and "nvidia-nvvm==13.5.*" in argv
+        calls.append(argv)
         return subprocess.CompletedProcess(argv, 0, "", "")
 
+    calls = []
     entry = registry.add("13.5.37", runner=fake_pip)
     assert entry["name"] == "nvcc-13.5.37" and entry["nvcc"].endswith("cu13/bin/nvcc")
+    assert registry.add("13.5.37", runner=fake_pip) == entry and len(calls) == 1, "installed once"
     assert registry.resolve("13.5.37") == entry["nvcc"] == registry.resolve("nvcc-13.5.37")
     assert registry.resolve("/some/path/nvcc") == "/some/path/nvcc"
     with pytest.raises(ToolchainError, match="must look like 13.5.37"):
