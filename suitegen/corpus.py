@@ -61,6 +61,18 @@ def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Confi
     return out / MANIFEST
 
 
+def read_corpus_profile(manifest_path: Path | str):
+    """Return the matrix a corpus was generated for, as a profile (None if it names no configs)."""
+    from .matrix import FlagSet, Profile
+    entries = json.loads(Path(manifest_path).read_text())["cases"]
+    configs = entries[0]["configs"] if entries else []
+    if not configs:
+        return None
+    ordered = lambda key: tuple(dict.fromkeys(key(c) for c in configs))
+    return Profile(name="corpus", stds=ordered(lambda c: c["std"]), archs=ordered(lambda c: c["arch"]),
+                   flagsets=tuple(FlagSet(flags=tuple(f)) for f in ordered(lambda c: tuple(c["flags"]))))
+
+
 def read_corpus(manifest_path: Path | str) -> list[Case]:
     """Read a corpus back into cases, from its manifest and the files beside it."""
     path = Path(manifest_path)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from . import engine, matrix, oracle as oracle_mod, toolchain as tc_mod
-from .corpus import MANIFEST, read_corpus
+from .corpus import MANIFEST, read_corpus, read_corpus_profile
 from .model import Case, Config, Verdict
 from .render import RenderError, Renderer
 from .results import ResultsFile
@@ -75,10 +75,11 @@ def pin_worker_gpu(worker_id: str, visible: str | None, count: int) -> str | Non
     return ids[int(worker_id[2:]) % len(ids)]
 
 
-def _configs(config) -> list[Config]:
+def _configs(config, default: "matrix.Profile | None" = None) -> list[Config]:
+    """Return the configs: the options' matrix, else ``default`` (a corpus's own), else the default profile."""
     opt = config.option
     try:
-        prof = matrix.profile(opt.suitegen_profile or "default")
+        prof = default if default and not opt.suitegen_profile else matrix.profile(opt.suitegen_profile or "default")
         if opt.suitegen_std or opt.suitegen_arch or opt.suitegen_flags:
             prof = matrix.from_options(engine.parse_list(opt.suitegen_std, prof.stds),
                                        engine.parse_list(opt.suitegen_arch, prof.archs), opt.suitegen_flags or [""])
@@ -120,10 +121,13 @@ class _SuiteFile(pytest.File):
     def _cases(self) -> list[Case]:
         raise NotImplementedError
 
+    def _profile(self):
+        return None
+
     def collect(self):
         patterns = self.config.option.suitegen_rules
         cases = [c for c in self._cases() if engine.select_rules([c.rule], patterns)]
-        configs = _configs(self.config)
+        configs = _configs(self.config, self._profile())
         for case in sorted(cases, key=lambda c: c.id):
             for cfg in (c for c in configs if c.applies_to(case.rule.section)):
                 name = f"{case.rule.id}[{case.variant.name},{cfg.id}]"
@@ -151,6 +155,9 @@ class CorpusFile(_SuiteFile):
             return read_corpus(self.path)
         except Exception as exc:
             raise self.CollectError(f"{self.path}: {exc}") from None
+
+    def _profile(self):
+        return read_corpus_profile(self.path)
 
 
 class SuitegenFailure(Exception):

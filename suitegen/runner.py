@@ -87,9 +87,14 @@ def run_command(args) -> int:
     prof = profile_from_args(args)
     cases = None
     if args.corpus:
-        from .corpus import MANIFEST, read_corpus
+        from .corpus import MANIFEST, read_corpus, read_corpus_profile
         from .engine import select_rules
-        cases = [c for c in read_corpus(Path(args.corpus) / MANIFEST) if select_rules([c.rule], args.rules)]
+        manifest = Path(args.corpus) / MANIFEST
+        if not manifest.exists():
+            raise ValueError(f"--corpus {args.corpus}: no {MANIFEST} there (make one with suitegen generate)")
+        cases = [c for c in read_corpus(manifest) if select_rules([c.rule], args.rules)]
+        if not (args.profile or args.std or args.arch or args.flags):
+            prof = read_corpus_profile(manifest) or prof  # the matrix the corpus was generated for
     session = open_session(args.nvcc, args.oracle, args.templates, args.rules, args.timeout, args.no_exec,
                            args.exec_timeout, toolchains_file=args.toolchains, cases=cases)
     configs = configs_for(session.toolchains, prof)
