@@ -167,18 +167,13 @@ def rules_command(args) -> int:
 
 def generate_command(args) -> int:
     import time
-    from . import oracle as oracle_mod
     from .corpus import write_corpus
-    from .engine import configs_for, select_rules
+    from .engine import configs_for, load_rules
     from .generate import DEFAULT_SEED, corpus
     from .model import Toolchain
-    from .render import Renderer
     from .runner import profile_from_args
     start = time.monotonic()
-    orc = oracle_mod.load(args.oracle or oracle_mod.DEFAULT_ROOT)
-    rules = select_rules(orc.rules, args.rules)
-    renderer = Renderer(args.templates) if args.templates else Renderer()
-    renderer.check_templates(rules)
+    _, rules, renderer = load_rules(args.oracle, args.templates, args.rules)
     seed = DEFAULT_SEED if args.seed is None else args.seed
     cases = corpus(renderer, rules, seed=seed, count=args.count)
     # The manifest's commands name plain 'nvcc': a corpus is not tied to one toolchain.

@@ -49,12 +49,18 @@ def select_rules(rules, patterns: Sequence[str]):
                                     for p in patterns)]
 
 
-def load_cases(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()):
-    """Load the oracle and render the selected rules' cases; raises on any malformed input."""
+def load_rules(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()):
+    """Load the oracle, select rules and check their templates; return (oracle, rules, renderer)."""
     orc = oracle_mod.load(oracle_dir or oracle_mod.DEFAULT_ROOT)
     rules = select_rules(orc.rules, patterns)
     renderer = Renderer(templates_dir) if templates_dir else Renderer()
     renderer.check_templates(rules)
+    return orc, rules, renderer
+
+
+def load_cases(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()):
+    """Load the oracle and render the selected rules' cases; raises on any malformed input."""
+    orc, rules, renderer = load_rules(oracle_dir, templates_dir, patterns)
     return orc, renderer.render_all(rules)
 
 

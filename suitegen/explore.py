@@ -15,12 +15,10 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Unsatisfiable
 
-from . import oracle as oracle_mod
-from .engine import configs_for, open_session, run_one, select_rules
+from .engine import configs_for, load_rules, open_session, run_one
 from .generate import drawn_variant, generative
 from .model import Verdict
 from .publish import case_entry, write_repro
-from .render import Renderer
 from .strategies import STRATEGIES
 
 
@@ -41,14 +39,11 @@ class Finding:
 
 def explore_command(args) -> int:
     from .runner import new_run_id, profile_from_args
-    orc = oracle_mod.load(args.oracle or oracle_mod.DEFAULT_ROOT)
-    rules = select_rules(orc.rules, args.rules)
+    _, rules, renderer = load_rules(args.oracle, args.templates, args.rules)
     targets = generative(rules)
     if not targets:
         print("suitegen explore: no selected rule has a variant with strategies to draw from")
         return 2
-    renderer = Renderer(args.templates) if args.templates else Renderer()
-    renderer.check_templates(rules)
     session = open_session(args.nvcc, args.oracle, args.templates, cases=[], no_exec=True)
     configs = configs_for(session.toolchains, profile_from_args(args))
     out = Path(args.out or f"reports/explore-{new_run_id()}")
