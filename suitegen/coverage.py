@@ -1,7 +1,6 @@
 """``suitegen rules --coverage``: what the oracle covers per section, and what cannot run here and why."""
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Sequence
 
 from . import matrix

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import shlex
 import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone

@@ -13,7 +13,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from . import conditions
 from .definitions import PREDICATES, SELECTORS

@@ -6,7 +6,7 @@ import re
 import shlex
 import shutil
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from . import html_report, junit
 from .model import Case

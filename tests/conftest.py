@@ -1,7 +1,6 @@
 """Shared fixtures: fake toolchains for error paths, real nvcc detection for integration tests."""
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 import textwrap
@@ -55,15 +54,26 @@ def isolated_cache(monkeypatch, _session_cache):
 MINI_SECTIONS = '[sections]\ndemo = "A demo section"\n'
 
 
+def write_demo_oracle(root: Path, rules_toml: str, templates: dict[str, str]) -> tuple[Path, Path]:
+    """Write a one-section oracle ('demo') and its templates under ``root``; return (oracle, templates).
+
+    The repo's templates/common (the self-check header) is linked in, so runtime templates can include it.
+    """
+    orc, tpl = root / "oracle", root / "templates"
+    (orc / "deviations").mkdir(parents=True)
+    (tpl / "demo").mkdir(parents=True)
+    (tpl / "common").symlink_to(REPO / "templates" / "common")
+    (orc / "sections.toml").write_text(MINI_SECTIONS)
+    (orc / "demo.toml").write_text(textwrap.dedent(rules_toml))
+    for name, text in templates.items():
+        (tpl / "demo" / name).write_text(textwrap.dedent(text))
+    return orc, tpl
+
+
 @pytest.fixture
 def mini_oracle(tmp_path):
     """Return (oracle_dir, templates_dir) holding one small valid section 'demo'."""
-    orc = tmp_path / "oracle"
-    tpl = tmp_path / "templates"
-    (orc / "deviations").mkdir(parents=True)
-    (tpl / "demo").mkdir(parents=True)
-    (orc / "sections.toml").write_text(MINI_SECTIONS)
-    (orc / "demo.toml").write_text(textwrap.dedent('''
+    return write_demo_oracle(tmp_path, '''
         section = "demo"
 
         [[rule]]
@@ -84,12 +94,10 @@ def mini_oracle(tmp_path):
           expect = "reject"
           params = { type = "long double" }
           matrix = { fn = ["device", "global"] }
-        '''))
-    (tpl / "demo" / "ld.cu.j2").write_text(textwrap.dedent('''\
+        ''', {"ld.cu.j2": '''\
         __{{ fn }}__ void f(double *out) {
           {{ type }} v = 1; {{ CHECK }}
           *out = (double)v;
         }
-        '''))
-    return orc, tpl
+        '''})
 pytest_plugins = ["pytester"]

@@ -2,13 +2,12 @@
 import json
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from suitegen.toolchain import detect_gpu
 
-from conftest import REPO, needs_nvcc
+from conftest import REPO, needs_nvcc, write_demo_oracle
 
 GPU = detect_gpu()
 pytestmark = [needs_nvcc, pytest.mark.gpu,
@@ -36,12 +35,7 @@ int main() {
 
 @pytest.fixture
 def planted(tmp_path):
-    orc, tpl = tmp_path / "oracle", tmp_path / "templates"
-    (orc / "deviations").mkdir(parents=True)
-    (tpl / "demo").mkdir(parents=True)
-    (tpl / "common").symlink_to(REPO / "templates" / "common")
-    (orc / "sections.toml").write_text('[sections]\ndemo = "demo"\n')
-    (orc / "demo.toml").write_text(textwrap.dedent('''
+    return write_demo_oracle(tmp_path, '''
         section = "demo"
         [[rule]]
         id = "warp-size"
@@ -53,9 +47,7 @@ def planted(tmp_path):
           mode = "link"
           observe = "the kernel writes warpSize; the host checks 32"
           matrix = { mode = [0, 1, 2, 3] }
-        '''))
-    (tpl / "demo" / "run.cu.j2").write_text(PROGRAM)
-    return orc, tpl
+        ''', {"run.cu.j2": PROGRAM})
 
 
 def test_fault_and_hang_fail_alone(planted, tmp_path):

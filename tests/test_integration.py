@@ -1,7 +1,6 @@
 """End to end with the real nvcc on PATH: compile, judge, CLI, resume, corpora, pytest plugin."""
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -1,7 +1,5 @@
 """Toolchain discovery, fingerprints and the error paths of a missing, broken, crashing or hanging nvcc."""
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -9,7 +7,6 @@ from suitegen import toolchain
 from suitegen.cli import main
 from suitegen.toolchain import ToolchainError
 
-from conftest import VERSION
 
 
 def test_discover_prefers_option_then_cuda_home_then_path(tmp_path, fake_nvcc):
