@@ -1,6 +1,6 @@
 import pytest
 
-from suitegen.conditions import ConditionError, Env, flag_features, parse
+from suitegen.oracle.conditions import ConditionError, Env, flag_features, parse
 from suitegen.model import Std
 
 ENV = Env(std=Std.CXX17, arch="sm_90", nvcc=(13, 0, 88), features=frozenset({"linux", "host-gcc"}))

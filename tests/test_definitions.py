@@ -1,6 +1,6 @@
 import pytest
 
-from suitegen.definitions import (ClassSpec, constructor_is_empty, destructor_is_empty,
+from suitegen.oracle.definitions import (ClassSpec, constructor_is_empty, destructor_is_empty,
                                   implicit_member_space, lambda_execution_space)
 
 C = ClassSpec.from_params

@@ -3,10 +3,10 @@ import sys
 
 import pytest
 
-from suitegen.execute import ExecStatus, GpuPool, classify
-from suitegen.judge import judge_execution
+from suitegen.execute.programs import ExecStatus, GpuPool, classify
+from suitegen.judge.verdicts import judge_execution
 from suitegen.model import Verdict
-from suitegen.plugin import pin_worker_gpu
+from suitegen.frontends.plugin import pin_worker_gpu
 
 
 @pytest.mark.parametrize("text, code, status", [
@@ -67,8 +67,8 @@ for line in sys.stdin:
 
 
 def test_fatbin_runner_isolates_faults(tmp_path):
-    from suitegen.device_checks import DeviceCheck
-    from suitegen.execute import FatbinRunner
+    from suitegen.execute.checks import DeviceCheck
+    from suitegen.execute.programs import FatbinRunner
     worker = tmp_path / "worker.py"
     worker.write_text(FAKE_WORKER)
     runner = FatbinRunner(GpuPool("0", ()), timeout=2, command=(sys.executable, str(worker)))

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from suitegen import expressions
-from suitegen.strategies import double_expressions, double_input_pairs, uint_expressions, uint_input_pairs
+from suitegen.cases import expressions
+from suitegen.cases.strategies import double_expressions, double_input_pairs, uint_expressions, uint_input_pairs
 
 pytestmark = pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
 

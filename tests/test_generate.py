@@ -4,11 +4,11 @@ import time
 
 import pytest
 
-from suitegen import oracle
-from suitegen.corpus import read_corpus, write_corpus
-from suitegen.generate import compose, composable, corpus
+from suitegen.oracle import loader as oracle
+from suitegen.cases.corpus import read_corpus, write_corpus
+from suitegen.cases.compose import compose, composable, corpus
 from suitegen.model import Expect
-from suitegen.render import CHECK_MARK, Renderer
+from suitegen.cases.render import CHECK_MARK, Renderer
 
 from conftest import REPO
 

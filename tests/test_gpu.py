@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from suitegen.toolchain import detect_gpu
+from suitegen.build.toolchain import detect_gpu
 
 from conftest import REPO, needs_nvcc, write_demo_oracle
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from suitegen import engine
+from suitegen.engine import session as engine
 from suitegen.model import Verdict
 
 from conftest import REPO, needs_nvcc

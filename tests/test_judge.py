@@ -1,8 +1,8 @@
 """The judge, table-driven: outcome x expectation -> verdict."""
 import pytest
 
-from suitegen import conditions
-from suitegen.judge import judge, make_env
+from suitegen.oracle import conditions
+from suitegen.judge.verdicts import judge, make_env
 from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome,
                             Phase, Rule, Std, Toolchain, Variant, Verdict)
 
@@ -134,7 +134,7 @@ def test_rdc_link_mode_counts_as_separate_compilation():
 
 
 def test_member_initializer_selector():
-    from suitegen.definitions import plain_class_with_member_initializer as sel
+    from suitegen.oracle.definitions import plain_class_with_member_initializer as sel
     assert sel({"cls": {"nsdmi": True}}) and sel({"cls": {"nsdmi": True, "ctor": "defaulted", "dtor": "empty"}})
     assert not sel({"cls": {"nsdmi": True, "ctor": "body"}}), "non-empty for another reason too"
     assert not sel({"cls": {"nsdmi": True, "member": {}}}), "nvcc rejects it once it has a class member"
@@ -159,7 +159,7 @@ def test_deviation_says_nothing_where_it_agrees_with_the_expectation():
 
 
 def test_runtime_deviation():
-    from suitegen.execute import classify
+    from suitegen.execute.programs import classify
     d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0 && std>=c++20"),
                   observed=Outcome.ACCEPTED, diagnostic="device 0, host 776", seen="2026-11-22", run="failed",
                   match="result == expected")
@@ -175,7 +175,7 @@ def test_runtime_deviation():
 
 
 def test_deviation_selector_and_parameter_predicate():
-    from suitegen.definitions import kernel_parameters_fit, parameters_within_32764
+    from suitegen.oracle.definitions import kernel_parameters_fit, parameters_within_32764
     assert kernel_parameters_fit({"sizes": [4096]}, None) is Expect.ACCEPT
     assert kernel_parameters_fit({"sizes": [4000, 97]}, None) is Expect.REJECT
     d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"), observed=Outcome.ACCEPTED,

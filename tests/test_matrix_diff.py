@@ -4,9 +4,13 @@ import subprocess
 
 import pytest
 
-from suitegen import diff, matrix, registry
-from suitegen.compile import arch_flags
-from suitegen.toolchain import ToolchainError
+from suitegen.report import diff
+
+from suitegen.engine import matrix
+
+from suitegen.build import registry
+from suitegen.build.compile import arch_flags
+from suitegen.build.toolchain import ToolchainError
 
 
 def test_profiles_load():
@@ -36,7 +40,8 @@ def test_arch_flags():
 
 
 def test_flagset_scope_filters_the_plan(fake_nvcc):
-    from suitegen import engine, toolchain
+    from suitegen.engine import session as engine
+    from suitegen.build import toolchain
     from suitegen.model import Case, Expect, Expectation, Rule, Variant
     tc = toolchain.probe(str(fake_nvcc("exit 0")))
     prof = matrix.Profile(name="p", stds=("c++17",), archs=("sm_90",),

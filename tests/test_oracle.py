@@ -3,9 +3,9 @@ import textwrap
 
 import pytest
 
-from suitegen import oracle
+from suitegen.oracle import loader as oracle
 from suitegen.model import Expect
-from suitegen.render import Renderer
+from suitegen.cases.render import Renderer
 
 from conftest import REPO
 

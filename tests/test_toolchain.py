@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from suitegen import toolchain
-from suitegen.cli import main
-from suitegen.toolchain import ToolchainError
+from suitegen.build import toolchain
+from suitegen.frontends.cli import main
+from suitegen.build.toolchain import ToolchainError
 
 
 

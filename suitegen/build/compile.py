@@ -1,0 +1,117 @@
+"""Runs nvcc on a case under a config and returns what happened; never judges."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from suitegen.build import diagnostics
+from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def command(case: Case, config: Config) -> list[str]:
+    """Return the nvcc command line for a case, relative to its scratch folder."""
+    host = ["-ccbin", config.toolchain.host_compiler] if config.toolchain.host_compiler else []
+    argv = [config.toolchain.nvcc, "-v", *host, f"-std={config.std.value}", *arch_flags(config.arch), *config.flags, *case.variant.flags]
+    files = list(case.files)
+    mode = case.variant.mode
+    if mode is Mode.COMPILE:
+        argv += ["-c", files[0], "-o", "main.o"]
+    elif mode is Mode.FATBIN:
+        argv += ["-fatbin", files[0], "-o", "main.fatbin"]
+    elif mode is Mode.LINK:
+        argv += [*files, "-o", "main.out"]
+    else:
+        argv += ["-rdc=true", *files, "-o", "main.out"]
+    return argv
+
+
+def arch_flags(arch: str) -> list[str]:
+    """Return nvcc flags for an arch: -arch=sm_90, -arch=compute_90 (PTX only), or -gencode per target."""
+    if "+" not in arch:
+        return [f"-arch={arch}"]
+    out = []
+    for target in arch.split("+"):
+        num = target.split("_", 1)[1]
+        out += ["-gencode", f"arch=compute_{num},code={target}"]
+    return out
+
+
+def write_case(case: Case, folder: Path) -> None:
+    """Write a case's files into ``folder``."""
+    for name, text in case.files.items():
+        (folder / name).write_text(text)
+
+
+def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT) -> CompileResult:
+    """Write a case into ``folder`` (a private scratch folder), compile it there and classify the outcome."""
+    write_case(case, folder)
+    return run_nvcc(command(case, config), folder, timeout)
+
+
+def program_path(case: Case, folder: Path) -> Path | None:
+    """Return the program (or, for fatbin cases, the module) a build produced; None for compile-only cases."""
+    mode = case.variant.mode
+    if mode is Mode.COMPILE:
+        return None
+    return folder / ("main.fatbin" if mode is Mode.FATBIN else "main.out")
+
+
+def run_nvcc(argv: list[str], cwd: Path, timeout: float) -> CompileResult:
+    """Run one nvcc command (never through a shell) and classify what it did."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVCC, exit_code=None,
+                             diagnostics=(), commands=(tuple(argv),),
+                             output=f"cannot run {argv[0]}: {exc.strerror or exc}",
+                             duration=time.monotonic() - start)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, _ = proc.communicate()
+        text = out.decode(errors="replace") + f"\n[suitegen] killed after {timeout:g}s\n"
+        parsed = diagnostics.parse(text)
+        last = parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC
+        return CompileResult(outcome=Outcome.TIMED_OUT, phase=last, exit_code=None,
+                             diagnostics=parsed.diagnostics, commands=(tuple(argv),), output=text,
+                             duration=time.monotonic() - start)
+    text = out.decode(errors="replace")
+    return classify(argv, proc.returncode, text, time.monotonic() - start)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def classify(argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
+    """Turn nvcc's exit status and output into a CompileResult."""
+    parsed = diagnostics.parse(text)
+    diags = parsed.diagnostics
+    phase = parsed.failed_phase
+    if returncode == 0:
+        warned = any(d.severity == "warning" for d in diags)
+        outcome = Outcome.ACCEPTED_WITH_WARNINGS if warned else Outcome.ACCEPTED
+        phase = None
+    elif returncode < 0 or parsed.crash:
+        outcome = Outcome.CRASHED
+        phase = phase or (parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC)
+    else:
+        if phase is None:
+            errors = [d for d in diags if d.severity in ("error", "fatal")]
+            phase = errors[-1].phase if errors else (
+                parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC)
+        # nvcc refusing its own command line (unknown option, arch, -std) is not a verdict on the code.
+        outcome = Outcome.TOOLCHAIN_ERROR if phase is Phase.NVCC else Outcome.REJECTED
+    return CompileResult(outcome=outcome, phase=phase, exit_code=returncode, diagnostics=diags,
+                         commands=(tuple(argv),), output=text, duration=duration)

@@ -1,0 +1,116 @@
+"""Parses ``nvcc -v`` output into diagnostic records and the phase that failed.
+
+``nvcc -v`` echoes each sub-command as ``#$ cmd`` before running it, and ``# --error 0xN --``
+after one fails, so every message can be attributed to the stage that printed it.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from suitegen.model import FROZEN, Diagnostic, Phase
+
+# EDG front ends print "f.cu(3): error #20091-D: ..."; NVVM prints "f.cu(5): Error: ..." and
+# "warning: f.cu(11): Warning: ...".
+EDG = re.compile(r"^(?:warning: )?(?P<file>[^\s(][^()]*?)\((?P<line>\d+)\): (?P<sev>catastrophic error|"
+                 r"internal error|error|warning|remark|note|Error|Warning)(?: #(?P<num>\d+)(?:-D)?)?: (?P<msg>.*)$")
+GCC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)? (?P<sev>fatal error|error|warning|note): "
+                 r"(?P<msg>.*)$")
+TOOL = re.compile(r"^(?P<tool>ptxas|nvlink|nvcc|fatbinary|cicc|cudafe\+\+)\s+(?P<sev>fatal|error|warning|"
+                  r"info)\s*: (?P<msg>.*)$")
+LINKER = re.compile(r"^(?:/\S*/)?(?:ld|collect2)(?:\.\w+)?: (?:(?P<sev>error|warning): )?(?P<msg>.*)$")
+ERROR_CODE = re.compile(r"^# --error 0x(?P<code>[0-9a-fA-F]+) --$")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
+CRASH_MARKERS = ("internal error", "internal compiler error", "segmentation fault", "core dumped",
+                 "assertion failed", "stack dump", "illegal instruction")
+# 128 + signal number: a sub-tool killed by SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL or SIGSEGV.
+SIGNAL_CODES = frozenset({0x84, 0x86, 0x87, 0x88, 0x89, 0x8B})
+TOOL_PHASES = {"cudafe++": Phase.CUDAFE, "cicc": Phase.CICC, "ptxas": Phase.PTXAS,
+               "fatbinary": Phase.FATBINARY, "nvlink": Phase.NVLINK, "nvcc": Phase.NVCC}
+HOST_TOOLS = re.compile(r"^(?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icpx|icpc|cl)(?:-\d+)?(?:\.exe)?$")
+SEVERITIES = {"catastrophic error": "error", "fatal error": "fatal", "internal error": "error", "info": "remark"}
+
+
+@dataclass(**FROZEN)
+class ParsedOutput:
+    """Diagnostics, sub-commands and the failing stage found in one nvcc run."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    subcommands: tuple[tuple[Phase, str], ...]
+    failed_phase: Phase | None
+    failed_code: int | None  # the exit status nvcc reported for the failing sub-command
+    crash: bool
+
+
+def command_phase(command: str) -> Phase:
+    """Return the pipeline stage a ``#$`` sub-command belongs to."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        argv = command.split()
+    if not argv:
+        return Phase.NVCC
+    tool = PurePath(argv[0].replace("$CICC_PATH/", "")).name
+    if tool in TOOL_PHASES:
+        return TOOL_PHASES[tool]
+    if HOST_TOOLS.match(tool):
+        if "-E" in argv:
+            return Phase.HOST_PREPROCESS
+        return Phase.HOST_COMPILER if "-c" in argv else Phase.LINK
+    if tool in ("ld", "collect2"):
+        return Phase.LINK
+    return Phase.NVCC
+
+
+def parse(output: str) -> ParsedOutput:
+    """Parse combined stdout/stderr of ``nvcc -v`` into a ParsedOutput."""
+    phase = Phase.NVCC
+    diags: list[Diagnostic] = []
+    subs: list[tuple[Phase, str]] = []
+    failed_phase = failed_code = None
+    crash = False
+    for raw in output.splitlines():
+        line = raw.rstrip()
+        if line.startswith("#$ "):
+            cmd = line[3:].strip()
+            if not ASSIGNMENT.match(cmd):
+                phase = command_phase(cmd)
+                subs.append((phase, cmd))
+            continue
+        m = ERROR_CODE.match(line)
+        if m:
+            failed_phase, failed_code = phase, int(m.group("code"), 16)
+            crash |= failed_code in SIGNAL_CODES
+            continue
+        diag = _diagnostic(line, phase)
+        if diag is not None:
+            diags.append(diag)
+            crash |= INTERNAL_ERROR.match(line) is not None
+        elif any(marker in line.lower() for marker in CRASH_MARKERS):
+            # Only lines that are not the program's own diagnostics: "static assertion failed" is a verdict.
+            crash = True
+    return ParsedOutput(diagnostics=tuple(diags), subcommands=tuple(subs), failed_phase=failed_phase,
+                        failed_code=failed_code, crash=crash)
+
+
+def _diagnostic(line: str, phase: Phase) -> Diagnostic | None:
+    m = EDG.match(line)
+    if m:
+        sev = m["sev"].lower()
+        return Diagnostic(severity=SEVERITIES.get(sev, sev), message=m["msg"], phase=phase,
+                          file=m["file"], line=int(m["line"]), number=m["num"])
+    m = TOOL.match(line)
+    if m:
+        return Diagnostic(severity=SEVERITIES.get(m["sev"], m["sev"]), message=m["msg"],
+                          phase=TOOL_PHASES[m["tool"]])
+    m = GCC.match(line)
+    if m:
+        return Diagnostic(severity=SEVERITIES.get(m["sev"], m["sev"]), message=m["msg"], phase=phase,
+                          file=m["file"], line=int(m["line"]))
+    m = LINKER.match(line)
+    if m and phase is Phase.LINK:
+        return Diagnostic(severity=m["sev"] or "error", message=m["msg"], phase=Phase.LINK)
+    return None

@@ -1,0 +1,112 @@
+"""Known toolchains: nvcc versions installed from the package index into a cache, and toolchains files."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from suitegen.build.toolchain import ToolchainError, cache_root, probe
+
+PACKAGE = "nvidia-cuda-nvcc"
+# nvcc's wheel names its companions without a version, so pip would pair an old nvcc with the newest
+# NVVM (whose PTX the old ptxas rejects). Pin them to nvcc's major.minor, and add CCCL (libcu++),
+# which a toolkit ships but the nvcc wheel does not.
+COMPANIONS = ("nvidia-nvvm", "nvidia-cuda-runtime", "nvidia-cuda-crt")
+OPTIONAL = "nvidia-cuda-cccl"  # its versions stop following CUDA's after 13.2: without a match, none
+MARKER = "suitegen-install.json"
+
+
+def requirements(version: str, optional: bool = True) -> list[str]:
+    """Return the pip requirements of one toolchain: nvcc exactly, its companions at the same major.minor."""
+    minor = ".".join(version.split(".")[:2])
+    return [f"{PACKAGE}=={version}", *(f"{c}=={minor}.*" for c in COMPANIONS + ((OPTIONAL,) if optional else ()))]
+
+
+def cache_dir() -> Path:
+    """Return the folder toolchains are installed into (outside the repo)."""
+    return cache_root() / "toolchains"
+
+
+def _registry_path() -> Path:
+    return cache_dir() / "registry.json"
+
+
+def load_registry() -> dict[str, dict]:
+    """Return name -> {nvcc, version, fingerprint} of the registered toolchains."""
+    path = _registry_path()
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ToolchainError(f"{path}: corrupt toolchain registry ({exc}); delete it and add again") from None
+
+
+def _save_registry(reg: dict) -> None:
+    path = _registry_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(reg, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def add(version: str, runner=subprocess.run) -> dict:
+    """Install ``nvidia-cuda-nvcc==version`` into the cache, probe it and register it as nvcc-<version>."""
+    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        raise ToolchainError(f"toolchain version must look like 13.5.37, not {version!r}")
+    target = cache_dir() / version
+    marker = target / MARKER
+    installed = json.loads(marker.read_text()) if marker.exists() else None
+    found = sorted(target.glob("nvidia/*/bin/nvcc"))
+    if installed not in (requirements(version), requirements(version, optional=False)) or not found:
+        shutil.rmtree(target, ignore_errors=True)  # a partial or differently pinned install is redone
+        for reqs in (requirements(version), requirements(version, optional=False)):
+            proc = runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                           "--target", str(target), *reqs], capture_output=True, text=True)
+            if proc.returncode == 0 or OPTIONAL not in (proc.stderr or ""):
+                break
+        if proc.returncode != 0:
+            raise ToolchainError(f"pip could not install {PACKAGE}=={version}: "
+                                 + " / ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]))
+        found = sorted(target.glob("nvidia/*/bin/nvcc"))
+        if not found:
+            raise ToolchainError(f"{PACKAGE}=={version} installed into {target} but holds no bin/nvcc")
+        marker.write_text(json.dumps(reqs))
+    tc = probe(str(found[0]), name=f"nvcc-{version}")
+    entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint}
+    reg = load_registry()
+    reg[tc.name] = entry
+    _save_registry(reg)
+    return {"name": tc.name, **entry}
+
+
+def read_toolchains_file(path: Path | str) -> list[tuple[str, str, str | None]]:
+    """Read a toolchains file: ``name = "path"`` or ``[name]`` with nvcc and host_compiler keys."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ToolchainError(f"{path}: cannot read toolchains file: {exc}") from None
+    out = []
+    for name, value in data.items():
+        if isinstance(value, str):
+            out.append((name, value, None))
+        elif isinstance(value, dict) and isinstance(value.get("nvcc"), str):
+            out.append((name, value["nvcc"], value.get("host_compiler")))
+        else:
+            raise ToolchainError(f"{path}: {name}: expected a path, or a table with nvcc (and host_compiler)")
+    return out
+
+
+def resolve(name_or_path: str) -> str:
+    """Return an nvcc path for a registered name (nvcc-13.5.37 or 13.5.37) or a path as given."""
+    reg = load_registry()
+    for key in (name_or_path, f"nvcc-{name_or_path}"):
+        if key in reg:
+            return reg[key]["nvcc"]
+    return name_or_path

@@ -1,0 +1,210 @@
+"""Finds and probes nvcc, its host compiler and the GPU, once."""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from suitegen.model import FROZEN, Toolchain, digest
+
+PROBE_TIMEOUT = 60
+
+
+class ToolchainError(RuntimeError):
+    """nvcc is missing or broken; one clear message, never a traceback."""
+
+
+def discover(paths: Sequence[str] = (), env: dict | None = None) -> list[str]:
+    """Return nvcc paths: ``--nvcc`` values, else CUDA_HOME/CUDA_PATH, else PATH."""
+    env = os.environ if env is None else env
+    if paths:
+        return [_nvcc_in(p) for p in paths]
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        home = env.get(var)
+        if home:
+            candidate = Path(home) / "bin" / "nvcc"
+            if candidate.exists():
+                return [str(candidate)]
+    found = shutil.which("nvcc", path=env.get("PATH"))
+    if not found:
+        raise ToolchainError("no nvcc found: pass --nvcc PATH, set CUDA_HOME, or put nvcc on PATH")
+    return [found]
+
+
+def _nvcc_in(path: str) -> str:
+    p = Path(path)
+    if p.is_dir():
+        for candidate in (p / "nvcc", p / "bin" / "nvcc"):
+            if candidate.exists():
+                return str(candidate)
+        raise ToolchainError(f"no nvcc in folder {path}")
+    if not p.exists():
+        which = shutil.which(path)
+        if which:
+            return which
+        raise ToolchainError(f"nvcc not found: {path}")
+    return str(p)
+
+
+def _file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _run_probe(argv: list[str], what: str) -> str:
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise ToolchainError(f"{what} not found: {argv[0]}") from None
+    except PermissionError:
+        raise ToolchainError(f"{what} is not executable: {argv[0]}") from None
+    except subprocess.TimeoutExpired:
+        raise ToolchainError(f"{what} did not answer {' '.join(argv[1:])} within {PROBE_TIMEOUT}s: "
+                             f"{argv[0]}") from None
+    except OSError as exc:
+        raise ToolchainError(f"{what} cannot run: {argv[0]}: {exc.strerror}") from None
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise ToolchainError(f"{what} is broken: `{' '.join(argv)}` exited {proc.returncode}"
+                             + (f": {' / '.join(tail)}" if tail else ""))
+    return proc.stdout
+
+
+def host_compiler_for(flags: Iterable[str] = ()) -> str:
+    """Return the host compiler nvcc will drive: -ccbin from flags, else g++ on PATH."""
+    flags = list(flags)
+    for i, f in enumerate(flags):
+        if f in ("-ccbin", "--compiler-bindir") and i + 1 < len(flags):
+            return flags[i + 1]
+        if f.startswith(("-ccbin=", "--compiler-bindir=")):
+            return f.split("=", 1)[1]
+    return shutil.which("g++") or "g++"
+
+
+def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
+    """Probe one nvcc and its host compiler; raise ToolchainError if either is unusable."""
+    path = Path(nvcc).resolve()
+    if not path.is_file():
+        raise ToolchainError(f"nvcc not found: {nvcc}")
+    text = _run_probe([str(path), "--version"], "nvcc")
+    m = re.search(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)", text)
+    if not m:
+        raise ToolchainError(f"nvcc at {path} printed no version (is it nvcc?): {text.strip()[:200]}")
+    version = tuple(int(x) for x in m.group(3, 4, 5))
+    host = host_compiler_for(host_flags)
+    host_text = _run_probe([host, "--version"], "host compiler").strip().splitlines()[0]
+    hashes = {"nvcc": _file_hash(path)}
+    # The driver is small; what compiles is its companions, so they belong to the identity.
+    for rel in ("cudafe++", "../nvvm/bin/cicc", "ptxas", "nvlink"):
+        comp = (path.parent / rel).resolve()
+        if comp.is_file():
+            hashes[rel] = _file_hash(comp)
+    fp = digest(hashes, text.strip(), str(path), shutil.which(host) or host, host_text)
+    return Toolchain(nvcc=str(path), version=version, version_text=text.strip().splitlines()[-1],
+                     host_compiler=shutil.which(host) or host, host_version=host_text,
+                     fingerprint=fp, name=name)
+
+
+@dataclass(**FROZEN)
+class GpuInfo:
+    """The GPUs this machine has, or why there are none."""
+
+    available: bool
+    reason: str
+    devices: tuple[str, ...] = ()
+
+
+def detect_gpu() -> GpuInfo:
+    """Return whether a CUDA GPU is usable here, and why not if it is not."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return GpuInfo(available=False, reason="no NVIDIA driver found (nvidia-smi is not on PATH)")
+    try:
+        proc = subprocess.run([smi, "--query-gpu=name,compute_cap,driver_version",
+                               "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return GpuInfo(available=False, reason=f"nvidia-smi failed: {exc}")
+    rows = tuple(line.strip() for line in proc.stdout.splitlines() if line.strip())
+    if proc.returncode != 0 or not rows:
+        return GpuInfo(available=False, reason=f"nvidia-smi found no GPU: {proc.stderr.strip()[:200]}")
+    return GpuInfo(available=True, reason="", devices=rows)
+
+
+# Abilities that differ between toolchains and host compilers, each detected by compiling a probe.
+FEATURE_PROBES = {
+    "has-nvfunctional": "#include <nvfunctional>\n__device__ int f() { nvstd::function<int()> g = [] { return 1; }; return g(); }\n",
+    "has-int128": "__device__ __int128 f(__int128 x) { return x * 3; }\n",
+    "has-float128": "__float128 f(__float128 x) { return x * 3; }\n",
+    "has-libcudacxx": "#include <cuda/atomic>\n__device__ void f() { cuda::atomic_thread_fence(cuda::memory_order_seq_cst, "
+                      "cuda::thread_scope_device); }\n",
+}
+
+
+def cache_root() -> Path:
+    """Return suitegen's cache folder (outside the repo): $SUITEGEN_CACHE, else ~/.cache/suitegen."""
+    return Path(os.environ.get("SUITEGEN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen"))
+
+
+def _cache_file(toolchain: Toolchain) -> Path:
+    return cache_root() / "features" / f"{toolchain.fingerprint}.json"
+
+
+def detected_features(toolchain: Toolchain) -> frozenset[str]:
+    """Return the probed features of a toolchain, compiling each probe once per fingerprint (cached)."""
+    import json
+    import tempfile
+    cache = _cache_file(toolchain)
+    try:
+        return frozenset(json.loads(cache.read_text()))
+    except (OSError, ValueError):
+        pass
+    found = set()
+    with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
+        for name, source in FEATURE_PROBES.items():
+            src = Path(tmp) / f"{name}.cu"
+            src.write_text(source)
+            try:
+                proc = subprocess.run([toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c",
+                                       src.name, "-o", f"{name}.o"], cwd=tmp, capture_output=True,
+                                      timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
+            except (OSError, subprocess.TimeoutExpired):
+                continue
+            if proc.returncode == 0:
+                found.add(name)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(sorted(found)))
+    except OSError:
+        pass  # a read-only cache only costs the probes next time
+    return frozenset(found)
+
+
+def machine_features(toolchain: Toolchain) -> frozenset[str]:
+    """Return the detected features of this machine and toolchain (never set by the user)."""
+    feats = set()
+    system = platform.system().lower()
+    feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
+    arch = platform.machine().lower()
+    feats.add({"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch))
+    host = Path(toolchain.host_compiler).name.lower()
+    version = toolchain.host_version.lower()
+    if "clang" in host or "clang" in version:
+        feats.add("host-clang")
+    elif host in ("cl", "cl.exe"):
+        feats.add("host-msvc")
+    elif host.startswith(("icc", "icpc", "icpx")):
+        feats.add("host-icc")
+    elif "g++" in host or "gcc" in host or "gcc" in version or "g++" in version:
+        feats.add("host-gcc")
+    return frozenset(feats) | detected_features(toolchain)

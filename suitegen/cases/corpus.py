@@ -1,0 +1,97 @@
+"""Materialised suites: cases written as .cu files with a manifest.json, and read back."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Sequence
+
+from suitegen.oracle import conditions
+from suitegen.build.compile import command
+from suitegen.model import Case, Config, Expect, Expectation, Mode, Rule, Variant
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+
+
+def slug(case: Case) -> str:
+    """Return a file-system-safe folder name for a case, unique through its key."""
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{case.rule.id}.{case.variant.name}").strip("_")
+    return f"{base[:80]}-{case.key[:8]}"
+
+
+def _expectation_json(exp: Expectation) -> dict:
+    return {"expect": exp.expect.value, "phase": exp.phase, "diagnostic": exp.diagnostic,
+            "check_line": exp.check_line, "observe": exp.observe}
+
+
+def case_entry(case: Case, folder: str, configs: Sequence[Config]) -> dict:
+    """Return the manifest entry of one case: enough to rerun and judge it without suitegen."""
+    v = case.variant
+    return {
+        "id": case.id, "key": case.key, "dir": folder, "files": list(case.files),
+        "rule": case.rule.id, "section": case.rule.section, "statement": case.rule.statement,
+        "variant": v.name, "params": v.params, "predicate": v.predicate,
+        "expectation": _expectation_json(v.expectation),
+        "violation_line": case.violation_line,
+        "requires": [c.text for c in (case.rule.requires, v.requires) if c is not None],
+        "flags": list(v.flags), "mode": v.mode.value, "check": v.check,
+        "configs": [{"std": c.std.value, "arch": c.arch, "flags": list(c.flags),
+                     "command": [Path(command(case, c)[0]).name, *command(case, c)[1:]]} for c in configs],
+    }
+
+
+def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Config] = (),
+                 extra: dict | None = None) -> Path:
+    """Write cases under ``out`` (replacing it) with a manifest; same cases give the same bytes."""
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    entries = []
+    for case in sorted(cases, key=lambda c: (c.id, c.key)):
+        folder = slug(case)
+        (out / folder).mkdir()
+        for name, text in case.files.items():
+            (out / folder / name).write_text(text)
+        entries.append(case_entry(case, folder, configs))
+    manifest = {"format": FORMAT, **(extra or {}), "cases": entries}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return out / MANIFEST
+
+
+def read_corpus_profile(manifest_path: Path | str):
+    """Return the matrix a corpus was generated for, as a profile (None if it names no configs)."""
+    from suitegen.engine.matrix import FlagSet, Profile
+    entries = json.loads(Path(manifest_path).read_text())["cases"]
+    configs = entries[0]["configs"] if entries else []
+    if not configs:
+        return None
+    ordered = lambda key: tuple(dict.fromkeys(key(c) for c in configs))
+    return Profile(name="corpus", stds=ordered(lambda c: c["std"]), archs=ordered(lambda c: c["arch"]),
+                   flagsets=tuple(FlagSet(flags=tuple(f)) for f in ordered(lambda c: tuple(c["flags"]))))
+
+
+def read_corpus(manifest_path: Path | str) -> list[Case]:
+    """Read a corpus back into cases, from its manifest and the files beside it."""
+    path = Path(manifest_path)
+    data = json.loads(path.read_text())
+    if data.get("format") != FORMAT:
+        raise ValueError(f"{path}: unknown corpus format {data.get('format')!r}")
+    cases = []
+    for e in data["cases"]:
+        exp = e["expectation"]
+        requires = " && ".join(f"({t})" for t in e["requires"]) or None
+        variant = Variant(
+            name=e["variant"], params=e["params"], predicate=e["predicate"],
+            expectation=Expectation(expect=Expect(exp["expect"]), phase=exp["phase"],
+                                    diagnostic=exp["diagnostic"], check_line=exp["check_line"],
+                                    observe=exp["observe"]),
+            requires=conditions.parse(requires) if requires else None,
+            flags=tuple(e["flags"]), mode=Mode(e["mode"]), check=e.get("check"))
+        rule = Rule(id=e["rule"], section=e["section"], statement=e["statement"],
+                    templates={n: "" for n in e["files"]}, variants=(variant,), source_file=str(path))
+        files = {n: (path.parent / e["dir"] / n).read_text() for n in e["files"]}
+        cases.append(Case(rule=rule, variant=variant, files=files, violation_line=e["violation_line"]))
+    return cases

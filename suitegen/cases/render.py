@@ -1,0 +1,91 @@
+"""The only jinja2 environment: renders rule variants into cases.
+
+Templates mark the line under test with ``{{ CHECK }}``; a reject or warn diagnostic must
+point at that line, so a rejection is attributed to the rule and not to a stray error.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import jinja2
+
+from suitegen import resources
+from suitegen.cases import cxx, expressions
+from suitegen.model import Case, Expect, Rule, Variant
+
+CHECK_MARK = "/* @check */"
+
+
+class RenderError(ValueError):
+    """A template that does not load or render; the message names template, rule and variant."""
+
+
+class Renderer:
+    """Renders cases from templates under one root."""
+
+    def __init__(self, root: Path | str | None = None):
+        self.root = Path(root) if root else resources.templates_root()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.root)),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            autoescape=False,
+        )
+        self.env.globals.update(CHECK=CHECK_MARK, class_decls=cxx.class_decls, c_expr=expressions.to_c,
+                                c_literal=expressions.to_c)
+
+    def check_templates(self, rules: Iterable[Rule]) -> None:
+        """Load (parse) every template the rules name, raising RenderError on the first bad one."""
+        for rule in rules:
+            for name in rule.templates.values():
+                self._template(name, rule)
+
+    def _template(self, name: str, rule: Rule) -> jinja2.Template:
+        try:
+            return self.env.get_template(name)
+        except jinja2.TemplateNotFound:
+            raise RenderError(f"{rule.source_file}: rule {rule.id!r}: template {name!r} not found "
+                              f"under {self.root}") from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise RenderError(f"{self.root / name}:{exc.lineno}: template syntax error: {exc.message} "
+                              f"(rule {rule.id!r})") from None
+
+    def render(self, rule: Rule, variant: Variant) -> Case:
+        """Render one variant of a rule into a case."""
+        files: dict[str, str] = {}
+        context = {**variant.params, "variant": variant.name, "rule_id": rule.id}
+        for out_name, tmpl_name in rule.templates.items():
+            template = self._template(tmpl_name, rule)
+            try:
+                files[out_name] = template.render(**context)
+            except jinja2.UndefinedError as exc:
+                raise RenderError(f"{self.root / tmpl_name}: rule {rule.id!r} variant {variant.name!r}: "
+                                  f"{exc.message}") from None
+            except Exception as exc:  # a helper raising on bad params is still a template error
+                raise RenderError(f"{self.root / tmpl_name}: rule {rule.id!r} variant {variant.name!r}: "
+                                  f"{type(exc).__name__}: {exc}") from None
+        line = _check_line(files, rule, variant)
+        return Case(rule=rule, variant=variant, files=files, violation_line=line)
+
+    def render_all(self, rules: Iterable[Rule]) -> list[Case]:
+        """Render every variant of every rule, in oracle order."""
+        return [self.render(rule, v) for rule in rules for v in rule.variants]
+
+
+def _check_line(files: dict[str, str], rule: Rule, variant: Variant) -> int | None:
+    main = next(iter(files))
+    marks = [i + 1 for i, text in enumerate(files[main].splitlines()) if CHECK_MARK in text]
+    others = [n for n in list(files)[1:] if CHECK_MARK in files[n]]
+    if len(marks) > 1 or others:
+        raise RenderError(f"{rule.source_file}: rule {rule.id!r} variant {variant.name!r}: "
+                          f"the main file must mark at most one line with {{{{ CHECK }}}} "
+                          f"(found {len(marks)} in {main}, and marks in {others or 'no other file'})")
+    needs = variant.predicate is not None or variant.expectation.expect in (Expect.REJECT, Expect.WARN)
+    if needs and variant.expectation.check_line and not marks:
+        raise RenderError(f"{rule.source_file}: rule {rule.id!r} variant {variant.name!r}: "
+                          f"a reject or warn variant must mark its violation with {{{{ CHECK }}}} "
+                          f"(or set line = false)")
+    return marks[0] if marks else None

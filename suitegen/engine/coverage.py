@@ -1,0 +1,76 @@
+"""``suitegen rules --coverage``: what the oracle covers per section, and what cannot run here and why."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from suitegen.engine import matrix
+from suitegen.engine.session import configs_for, probe_toolchains
+from suitegen.judge.verdicts import make_env, unsupported_reason
+from suitegen.model import Case, Expect
+from suitegen.build.toolchain import ToolchainError, detect_gpu, machine_features
+
+KINDS = ("positive", "negative", "warn", "runtime", "decided")
+
+
+def kind(case: Case) -> str:
+    if case.variant.predicate:
+        return "decided"  # a predicate from the guide's definitions decides, per drawn program
+    return {Expect.ACCEPT: "positive", Expect.REJECT: "negative", Expect.WARN: "warn",
+            Expect.RUNTIME: "runtime"}[case.variant.expectation.expect]
+
+
+def coverage(orc, cases: Sequence[Case], nvcc: Sequence[str] = (), profile: str = "default") -> list[dict]:
+    """Return one row per section key: rule and variant counts, and rules unsupported here with reasons."""
+    try:
+        toolchains = probe_toolchains(nvcc)
+        configs = configs_for(toolchains[:1], matrix.profile(profile))
+        gpu = detect_gpu()
+        feats = machine_features(toolchains[0]) | ({"gpu"} if gpu.available else set())
+        where = f"{toolchains[0].label} {toolchains[0].version_str}, profile {profile}"
+    except ToolchainError as exc:
+        configs, feats, gpu, where = [], frozenset(), None, f"no toolchain ({exc})"
+    rows: dict[str, dict] = {k: {"section": k, "title": t, "rules": set(), **{x: 0 for x in KINDS},
+                                 "cases": 0, "results": 0, "unsupported": {}} for k, t in orc.sections.items()}
+    for case in cases:
+        row = rows[case.rule.section]
+        row["rules"].add(case.rule.id)
+        row[kind(case)] += 1
+        row["cases"] += 1
+        reasons = []
+        for cfg in configs:
+            if not cfg.applies_to(case.rule.section):
+                continue
+            row["results"] += 1
+            why = unsupported_reason(case, make_env(cfg, case, feats))
+            if why is None and case.variant.expectation.expect is Expect.RUNTIME and gpu and not gpu.available:
+                why = "not run: no GPU"
+            reasons.append(why)
+        if reasons and all(reasons):  # unsupported under every config of the profile
+            per_rule = row["unsupported"].setdefault(case.rule.id, {})
+            for why in sorted(set(reasons)):
+                per_rule[why] = per_rule.get(why, 0) + 1
+    out = []
+    for row in rows.values():
+        row["rules"] = len(row["rules"])
+        row["judged_on"] = where
+        out.append(row)
+    return out
+
+
+def coverage_table(rows: list[dict]) -> str:
+    head = ["section", "rules", *KINDS, "cases", "results", "unsupported here"]
+    lines = [head]
+    for r in rows:
+        uns = "; ".join(f"{rule.split('/', 1)[1]} (" + ", ".join(f"{n} {w}" for w, n in ws.items()) + ")"
+                        for rule, ws in r["unsupported"].items())
+        lines.append([r["section"], str(r["rules"]), *(str(r[k]) for k in KINDS), str(r["cases"]),
+                      str(r["results"]), uns or "-"])
+    total = ["total"] + [str(sum(r[k] for r in rows)) for k in ("rules", *KINDS, "cases", "results")] + [
+        f"{sum(sum(ws.values()) for r in rows for ws in r['unsupported'].values())} variants"]
+    lines.append(total)
+    widths = [max(len(l[i]) for l in lines) for i in range(len(head) - 1)]
+    out = []
+    for l in lines:
+        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(l, widths)))
+                   + "  " + l[-1])
+    return f"judged on: {rows[0]['judged_on'] if rows else '-'}\n" + "\n".join(out)

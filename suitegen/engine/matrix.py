@@ -1,0 +1,73 @@
+"""Run-matrix profiles, read from data (suitegen/matrix.toml or a file the user gives)."""
+from __future__ import annotations
+
+import shlex
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from suitegen import resources
+from suitegen.model import FROZEN, Std, arch_number
+
+
+
+@dataclass(**FROZEN)
+class FlagSet:
+    """Extra nvcc flags, and the sections they apply to (empty: all)."""
+
+    flags: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(**FROZEN)
+class Profile:
+    """A named matrix: -std levels x arch targets x flag sets."""
+
+    name: str
+    stds: tuple[str, ...]
+    archs: tuple[str, ...]
+    flagsets: tuple[FlagSet, ...]
+    description: str = ""
+
+
+def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
+    """Read and validate every profile of a matrix file; ValueError names the file and profile."""
+    path = Path(path) if path else resources.matrix_file()
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read matrix file: {exc}") from None
+    out = {}
+    for name, raw in data.get("profile", {}).items():
+        where = f"{path}: profile {name!r}"
+        unknown = set(raw) - {"description", "std", "arch", "flagset"}
+        if unknown:
+            raise ValueError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+        try:
+            stds = tuple(Std.parse(s).value for s in raw["std"])
+            archs = tuple(raw["arch"])
+            for a in archs:
+                arch_number(a)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        flagsets = tuple(FlagSet(flags=tuple(shlex.split(f.get("flags", ""))),
+                                 sections=tuple(f.get("sections", ()))) for f in raw.get("flagset", [{}]))
+        out[name] = Profile(name=name, stds=stds, archs=archs, flagsets=flagsets,
+                            description=raw.get("description", ""))
+    if not out:
+        raise ValueError(f"{path}: no [profile.NAME] tables")
+    return out
+
+
+def profile(name: str, path: Path | str | None = None) -> Profile:
+    profiles = load_profiles(path)
+    if name not in profiles:
+        raise ValueError(f"unknown profile {name!r} (known: {', '.join(sorted(profiles))})")
+    return profiles[name]
+
+
+def from_options(stds: Sequence[str], archs: Sequence[str], flag_sets: Sequence[str]) -> Profile:
+    """Return an ad-hoc profile from command-line lists."""
+    return Profile(name="custom", stds=tuple(stds), archs=tuple(archs),
+                   flagsets=tuple(FlagSet(flags=tuple(shlex.split(f))) for f in flag_sets) or (FlagSet(),))

@@ -1,0 +1,41 @@
+"""Python-side oracles for device-only (cubin) cases: the launch to make and the values to expect."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from suitegen.cases import expressions
+from suitegen.model import FROZEN
+
+DTYPES = {"unsigned": "uint32", "double": "float64"}
+
+
+@dataclass(**FROZEN)
+class DeviceCheck:
+    """One kernel launch and the values its output must hold."""
+
+    kernel: str
+    inputs: list  # [(numpy dtype name, values)]
+    out: str
+    expected: list
+
+    def request(self, module: str) -> dict:
+        return {"module": module, "kernel": self.kernel, "inputs": self.inputs, "out": self.out,
+                "n": len(self.expected)}
+
+    def mismatches(self, got: list) -> list[str]:
+        return [f"input {i}: expected {want!r}, device {have!r}" for i, (want, have) in
+                enumerate(zip(self.expected, got)) if not expressions.same(want, have)]
+
+
+def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
+    """Evaluate the expression in Python for each input pair: that is the expected device output."""
+    kind, tree, pairs = params["type"], params["expr"], params["inputs"]
+    conv = int if kind == "unsigned" else float
+    a = [conv(p[0]) for p in pairs]
+    b = [conv(p[1]) for p in pairs]
+    return DeviceCheck(kernel="sg_eval", inputs=[(DTYPES[kind], a), (DTYPES[kind], b)], out=DTYPES[kind],
+                       expected=[expressions.evaluate(tree, kind, x, y) for x, y in zip(a, b)])
+
+
+CHECKS: dict[str, Callable[[Mapping[str, Any]], DeviceCheck]] = {"expression_values": expression_values}

@@ -1,0 +1,269 @@
+"""The ``suitegen`` command: a thin front over the engine."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from suitegen import __version__
+from suitegen.oracle.loader import OracleError
+from suitegen.cases.render import RenderError
+from suitegen.build.toolchain import ToolchainError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _matrix_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nvcc", action="append", default=[], metavar="PATH",
+                   help="nvcc to test (repeatable); default: CUDA_HOME, CUDA_PATH, then PATH")
+    p.add_argument("--std", action="append", metavar="LIST", help="-std levels, comma-separated "
+                   "(default c++11,c++14,c++17,c++20)")
+    p.add_argument("--arch", action="append", metavar="LIST", help="arch targets, comma-separated "
+                   "(default sm_80,sm_90)")
+    p.add_argument("--flags", action="append", metavar="FLAGS",
+                   help="an extra flag set, e.g. '--extended-lambda' (repeatable: one config each)")
+    p.add_argument("--rules", action="append", default=[], metavar="PATTERN",
+                   help="glob over rule ids and section keys (repeatable)")
+    p.add_argument("--profile", metavar="NAME", help="matrix profile (quick, default, nightly; see --matrix)")
+    p.add_argument("--matrix", metavar="FILE", help="matrix profiles file (default: suitegen/matrix.toml)")
+    p.add_argument("--toolchains", metavar="FILE", help="toolchains file: name = \"path\" per line")
+    p.add_argument("--oracle", metavar="DIR", help="oracle folder (default: the repo's oracle/)")
+    p.add_argument("--templates", metavar="DIR", help="templates folder (default: the repo's templates/)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="suitegen", description="CUDA C++ (nvcc) conformance suites")
+    parser.add_argument("--version", action="version", version=f"suitegen {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="generate, compile and judge every case across the matrix")
+    _matrix_options(run)
+    run.add_argument("--out", metavar="DIR", help="run folder (default reports/<run-id>)")
+    run.add_argument("-j", "--jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
+    run.add_argument("--no-exec", action="store_true", help="compile only; never run on a GPU")
+    run.add_argument("--resume", metavar="RUN", help="continue a run (its id under reports/, or its folder)")
+    run.add_argument("--timeout", type=float, default=120.0, help="seconds per compile (default 120)")
+    run.add_argument("--exec-timeout", type=float, default=60.0, help="seconds per program run on the GPU "
+                     "(default 60)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--corpus", metavar="DIR", help="run a materialised corpus (generated/<name>) "
+                     "instead of the oracle's fixed cases")
+    run.add_argument("--baseline", metavar="FILE", help="compare with an accepted baseline; exit 1 on regressions")
+
+    rules = sub.add_parser("rules", help="list the oracle's rules")
+    rules.add_argument("--json", action="store_true", help="machine-readable output")
+    rules.add_argument("--coverage", action="store_true", help="per section: rules, variants by kind, cases, "
+                       "and what is unsupported here and why")
+    rules.add_argument("--nvcc", action="append", default=[], metavar="PATH")
+    rules.add_argument("--profile", metavar="NAME", help="matrix profile the coverage is judged on")
+    rules.add_argument("--rules", action="append", default=[], metavar="PATTERN")
+    rules.add_argument("--oracle", metavar="DIR")
+    rules.add_argument("--templates", metavar="DIR")
+
+    gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
+    _matrix_options(gen)
+    gen.add_argument("--out", required=True, metavar="DIR", help="e.g. generated/<name>")
+    gen.add_argument("--seed", type=int, default=None, help="seed for drawn cases (default: the nightly seed)")
+    gen.add_argument("--count", type=int, default=0, help="drawn cases on top of every oracle variant")
+
+    exp = sub.add_parser("explore", help="search for programs where nvcc and the oracle disagree; shrink them")
+    _matrix_options(exp)
+    exp.add_argument("--budget", type=float, default=10.0, help="minutes to search (default 10)")
+    exp.add_argument("--examples", type=int, default=200, help="most programs to try per generative variant")
+    exp.add_argument("--out", metavar="DIR", help="where reproducers go (default reports/explore-<time>)")
+    exp.add_argument("--include-known", action="store_true",
+                     help="count recorded deviations (XFAIL) as disagreements too, and shrink them")
+    exp.add_argument("--db", metavar="DIR", default=".hypothesis/suitegen-explore",
+                     help="example database: disagreements found before are replayed first")
+    tcp = sub.add_parser("toolchain", help="install and list toolchains")
+    tsub = tcp.add_subparsers(dest="toolchain_command", required=True)
+    tadd = tsub.add_parser("add", help="install nvidia-cuda-nvcc==VERSION into the cache and register it")
+    tadd.add_argument("version")
+    tsub.add_parser("list", help="registered toolchains and the nvcc on PATH")
+
+    dif = sub.add_parser("diff", help="compare two runs case by case; exit 1 on regressions")
+    dif.add_argument("before", help="run id or folder (or a baseline .json)")
+    dif.add_argument("after", help="run id or folder")
+    dif.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+
+    base = sub.add_parser("baseline", help="accepted results to compare nightly runs with")
+    bsub = base.add_subparsers(dest="baseline_command", required=True)
+    bsave = bsub.add_parser("save", help="save a run's results as a baseline")
+    bsave.add_argument("run")
+    bsave.add_argument("--out", help="baseline file (default reports/baseline-<toolchain>.json)")
+
+    rep = sub.add_parser("report", help="rewrite a run's summary, JUnit, page and reproducers from its records")
+    rep.add_argument("run", help="run id under reports/, or its folder")
+    rep.add_argument("--oracle", metavar="DIR")
+
+    ju = sub.add_parser("junit", help="JUnit XML tools")
+    jsub = ju.add_subparsers(dest="junit_command", required=True)
+    merge = jsub.add_parser("merge", help="merge JUnit files (per worker or toolchain) into one")
+    merge.add_argument("output")
+    merge.add_argument("inputs", nargs="+")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            from suitegen.engine.run import run_command
+            return run_command(args)
+        if args.command == "rules":
+            return rules_command(args)
+        if args.command == "report":
+            return report_command(args)
+        if args.command == "junit":
+            return junit_command(args)
+        if args.command == "toolchain":
+            return toolchain_command(args)
+        if args.command == "diff":
+            return diff_command(args)
+        if args.command == "baseline":
+            return baseline_command(args)
+        if args.command == "explore":
+            from suitegen.engine.explore import explore_command
+            return explore_command(args)
+        return generate_command(args)
+    except (OracleError, RenderError, ToolchainError, ValueError) as exc:
+        print(f"suitegen: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def rules_command(args) -> int:
+    from suitegen.engine.session import load_cases
+    orc, cases = load_cases(args.oracle, args.templates, args.rules)
+    if args.coverage:
+        from suitegen.engine.coverage import coverage, coverage_table
+        rows = coverage(orc, cases, args.nvcc, args.profile or "default")
+        print(json.dumps(rows, indent=2) if args.json else coverage_table(rows))
+        return EXIT_OK
+    by_rule: dict[str, list] = {}
+    for c in cases:
+        by_rule.setdefault(c.rule.id, []).append(c)
+    rows = []
+    for rid, cs in by_rule.items():
+        r = cs[0].rule
+        rows.append({
+            "id": rid, "section": r.section, "statement": r.statement,
+            "conditions": r.requires.text if r.requires else None, "file": r.source_file,
+            "variants": [{"name": c.variant.name, "expect": c.variant.predicate and
+                          f"predicate:{c.variant.predicate}" or c.variant.expectation.expect.value,
+                          "conditions": c.variant.requires.text if c.variant.requires else None,
+                          "flags": list(c.variant.flags), "mode": c.variant.mode.value} for c in cs],
+        })
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    for row in rows:
+        kinds = ", ".join(f"{v['name']}:{v['expect']}" for v in row["variants"])
+        print(f"{row['id']}\n    {row['statement']}\n    variants: {kinds}")
+    print(f"\n{len(rows)} rules, {len(cases)} variants, {len({r['section'] for r in rows})} sections")
+    return EXIT_OK
+
+
+def generate_command(args) -> int:
+    import time
+    from suitegen.cases.corpus import write_corpus
+    from suitegen.engine.session import configs_for, load_rules
+    from suitegen.cases.compose import DEFAULT_SEED, corpus
+    from suitegen.model import Toolchain
+    from suitegen.engine.run import profile_from_args
+    start = time.monotonic()
+    _, rules, renderer = load_rules(args.oracle, args.templates, args.rules)
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    cases = corpus(renderer, rules, seed=seed, count=args.count)
+    # The manifest's commands name plain 'nvcc': a corpus is not tied to one toolchain.
+    tc = Toolchain(nvcc="nvcc", version=(0,), version_text="", host_compiler="", host_version="",
+                   fingerprint="any")
+    configs = configs_for([tc], profile_from_args(args))
+    out = Path(args.out)
+    write_corpus(cases, out, configs, extra={"suitegen": __version__, "seed": seed, "count": args.count,
+                                            "rules": args.rules})
+    drawn = len(cases) - sum(len(r.variants) for r in rules)
+    print(f"wrote {len(cases)} cases ({drawn} drawn, seed {seed}) to {out} in {time.monotonic() - start:.1f}s")
+    return EXIT_OK
+
+
+def report_command(args) -> int:
+    from suitegen.oracle import loader as oracle
+    from suitegen.report.outputs import publish
+    from suitegen.report.summary import table
+    from suitegen.engine.run import find_run
+    folder = find_run(args.run)
+    summary = publish(folder, oracle.load(args.oracle).sections)
+    print(table(summary))
+    print(f"\nwrote {folder}/summary.json, summary.md, junit.xml, index.html and repro/")
+    return EXIT_OK
+
+
+def toolchain_command(args) -> int:
+    from suitegen.build import registry
+    from suitegen.build import toolchain
+    if args.toolchain_command == "add":
+        entry = registry.add(args.version)
+        print(f"{entry['name']}: nvcc {entry['version']} at {entry['nvcc']} (fingerprint {entry['fingerprint']})")
+        return EXIT_OK
+    rows = []
+    try:
+        (path,) = toolchain.discover([])
+        t = toolchain.probe(path)
+        rows.append((f"{t.label} (default)", t.version_str, t.fingerprint, t.nvcc))
+    except toolchain.ToolchainError as exc:
+        rows.append(("(default)", "-", "-", str(exc)))
+    for name, e in sorted(registry.load_registry().items()):
+        rows.append((name, e["version"], e["fingerprint"], e["nvcc"]))
+    for row in rows:
+        print("  ".join(str(c) for c in row))
+    return EXIT_OK
+
+
+def load_results(name: str) -> tuple[list[dict], str]:
+    """Return the records of a run (id or folder) or of a baseline file, and a label."""
+    from pathlib import Path
+    from suitegen.report.run_folder import read_records
+    from suitegen.engine.run import find_run
+    path = Path(name)
+    if path.is_file() and path.suffix == ".json":
+        return json.loads(path.read_text())["results"], path.name
+    folder = find_run(name)
+    return list(read_records(folder / "results.jsonl")), folder.name
+
+
+def diff_command(args) -> int:
+    from suitegen.report import diff
+    before, a = load_results(args.before)
+    after, b = load_results(args.after)
+    d = diff.compare(before, after)
+    render = {"table": diff.as_table, "markdown": diff.as_markdown, "json": diff.as_json}[args.format]
+    print(render(d, a, b))
+    return EXIT_FAIL if d.regressions else EXIT_OK
+
+
+def baseline_command(args) -> int:
+    from pathlib import Path
+    from suitegen.report import diff
+    records, label = load_results(args.run)
+    tcs = sorted({r["config"]["toolchain"] for r in records})
+    out = Path(args.out or f"reports/baseline-{'+'.join(tcs) or 'empty'}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"run": label, "toolchains": tcs, "results": diff.baseline_records(records)},
+                              indent=1) + "\n")
+    print(f"baseline of {label} ({len(records)} results) saved to {out}")
+    return EXIT_OK
+
+
+def junit_command(args) -> int:
+    from suitegen.report.junit_xml import counts, merge
+    xml = merge(args.inputs, args.output)
+    c = counts(xml)
+    print(f"{args.output}: {c['tests']} tests, {c['failures']} failures, {c['errors']} errors, "
+          f"{c['skipped']} skipped")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""Boolean conditions over parameters and features, e.g. ``std>=c++17 && !windows``.
+
+Parameters are compared (``std``, ``arch``, ``nvcc``); features are present or not
+(detected ones like ``linux`` or ``host-gcc``, and flags like ``extended-lambda``).
+Expressions are parsed when the oracle loads, so a typo fails at once.
+"""
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from suitegen.model import FROZEN, Std, arch_number
+
+KNOWN_FEATURES = frozenset({
+    "linux", "windows", "x86_64", "aarch64",
+    "host-gcc", "host-clang", "host-msvc", "host-icc",
+    "gpu", "whole-program", "rdc",
+    "extended-lambda", "relaxed-constexpr",
+    "no-host-device-initializer-list", "no-host-device-move-forward",
+    "has-nvfunctional", "has-float128", "has-int128", "has-libcudacxx",
+    "werror-deprecated", "no-deprecated-warnings",
+})
+
+# nvcc flags that switch a feature on; the feature is what conditions name.
+FLAG_FEATURES = {
+    "--extended-lambda": "extended-lambda",
+    "--expt-extended-lambda": "extended-lambda",
+    "--expt-relaxed-constexpr": "relaxed-constexpr",
+    "-rdc=true": "rdc",
+    "--relocatable-device-code=true": "rdc",
+    "-dc": "rdc",
+    "--no-host-device-initializer-list": "no-host-device-initializer-list",
+    "--no-host-device-move-forward": "no-host-device-move-forward",
+    "-Werror=deprecated-declarations": "werror-deprecated",
+    "-Wno-deprecated-declarations": "no-deprecated-warnings",
+}
+
+OPS: dict[str, Callable] = {
+    ">=": operator.ge, "<=": operator.le, "==": operator.eq,
+    "!=": operator.ne, ">": operator.gt, "<": operator.lt,
+}
+PARAMETERS = ("std", "arch", "nvcc")
+TOKEN = re.compile(r"\s*(&&|\|\||!=|>=|<=|==|[!()<>]|[A-Za-z0-9_.+\-]+)")
+
+
+class ConditionError(ValueError):
+    """A condition expression that does not parse."""
+
+
+@dataclass(**FROZEN)
+class Env:
+    """What a condition is evaluated against: one config on one machine."""
+
+    std: Std
+    arch: str
+    nvcc: tuple[int, ...]
+    features: frozenset[str] = field(default_factory=frozenset)
+
+
+def flag_features(flags) -> set[str]:
+    """Return the features that a list of nvcc flags switches on."""
+    found = {FLAG_FEATURES[f] for f in flags if f in FLAG_FEATURES}
+    if "rdc" not in found:
+        found.add("whole-program")
+    return found
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """Return a version tuple from '13.0' or '13.0.88'."""
+    try:
+        return tuple(int(p) for p in text.strip().split("."))
+    except ValueError:
+        raise ConditionError(f"bad version {text!r}") from None
+
+
+def _compare_versions(op: str, have: tuple[int, ...], want: tuple[int, ...]) -> bool:
+    # '13.0' names every 13.0.x: compare only as many components as the condition gives.
+    return OPS[op](have[: len(want)], want)
+
+
+@dataclass(**FROZEN)
+class Condition:
+    """A parsed condition; ``text`` is kept for messages and reports."""
+
+    text: str
+    evaluate: Callable[[Env], bool]
+
+    def __call__(self, env: Env) -> bool:
+        return self.evaluate(env)
+
+
+def parse(text: str) -> Condition:
+    """Parse a condition expression, raising ConditionError that quotes it."""
+    tokens = _tokenize(text)
+    pos = 0
+
+    def peek():
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take(expected=None):
+        nonlocal pos
+        tok = peek()
+        if tok is None or (expected and tok != expected):
+            raise ConditionError(f"in condition {text!r}: expected {expected or 'more'}, got {tok!r}")
+        pos += 1
+        return tok
+
+    def p_or():
+        left = p_and()
+        while peek() == "||":
+            take()
+            right = p_and()
+            left = (lambda a, b: lambda env: a(env) or b(env))(left, right)
+        return left
+
+    def p_and():
+        left = p_not()
+        while peek() == "&&":
+            take()
+            right = p_not()
+            left = (lambda a, b: lambda env: a(env) and b(env))(left, right)
+        return left
+
+    def p_not():
+        if peek() == "!":
+            take()
+            inner = p_not()
+            return lambda env: not inner(env)
+        return p_atom()
+
+    def p_atom():
+        tok = take()
+        if tok == "(":
+            inner = p_or()
+            take(")")
+            return inner
+        if peek() in OPS:
+            return _comparison(text, tok, take(), take())
+        if tok in PARAMETERS or not re.fullmatch(r"[a-z0-9][a-z0-9+\-_.]*", tok):
+            raise ConditionError(f"in condition {text!r}: {tok!r} is not a feature")
+        if tok not in KNOWN_FEATURES:
+            raise ConditionError(f"in condition {text!r}: unknown feature {tok!r} "
+                                 f"(known: {', '.join(sorted(KNOWN_FEATURES))})")
+        return lambda env: tok in env.features
+
+    fn = p_or()
+    if peek() is not None:
+        raise ConditionError(f"in condition {text!r}: unexpected {peek()!r}")
+    return Condition(text=text, evaluate=fn)
+
+
+def _tokenize(text: str) -> list[str]:
+    tokens, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = TOKEN.match(text, pos)
+        if not m:
+            raise ConditionError(f"in condition {text!r}: cannot read {text[pos:]!r}")
+        tokens.append(m.group(1))
+        pos = m.end()
+    if not tokens:
+        raise ConditionError("empty condition")
+    return tokens
+
+
+def _comparison(text: str, name: str, op: str, value: str):
+    cmp = OPS[op]
+    try:
+        if name == "std":
+            want = Std.parse(value)
+            return lambda env: cmp(env.std, want)
+        if name == "arch":
+            num = arch_number(value) if not value.isdigit() else int(value)
+            return lambda env: cmp(arch_number(env.arch), num)
+        if name == "nvcc":
+            ver = parse_version(value)
+            return lambda env: _compare_versions(op, env.nvcc, ver)
+    except ValueError as exc:
+        raise ConditionError(f"in condition {text!r}: {exc}") from None
+    raise ConditionError(f"in condition {text!r}: {name!r} cannot be compared "
+                         f"(parameters: {', '.join(PARAMETERS)})")

@@ -1,0 +1,313 @@
+"""The only reader of ``oracle/``: rules, section keys and known deviations, validated on load.
+
+Layout::
+
+    oracle/sections.toml           key -> guide section title
+    oracle/<section-key>.toml      the rules of one section
+    oracle/deviations/<toolchain>/<section-key>.toml   known deviations, per version range
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from suitegen import resources
+from suitegen.oracle import conditions
+from suitegen.oracle.definitions import PREDICATES, SELECTORS
+from suitegen.execute.checks import CHECKS
+from suitegen.cases.strategies import STRATEGIES
+from suitegen.model import FROZEN, Deviation, Expect, Expectation, Mode, Outcome, PHASE_GROUPS, Rule, Variant
+
+
+RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
+             "phase", "diagnostic", "line", "variant"}
+VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
+                "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
+DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
+                  "select"}
+RUN_STATUSES = ("failed", "crashed", "timed-out")
+
+
+class OracleError(ValueError):
+    """A malformed oracle file; the message names the file, the rule and the field."""
+
+    def __init__(self, file: Path | str, message: str, rule: str | None = None,
+                 field: str | None = None):
+        where = str(file) + (f": rule {rule!r}" if rule else "") + (f": field {field!r}" if field else "")
+        super().__init__(f"{where}: {message}")
+        self.file, self.rule, self.field = str(file), rule, field
+
+
+@dataclass(**FROZEN)
+class Oracle:
+    """Everything under oracle/, validated."""
+
+    root: Path
+    sections: Mapping[str, str]
+    rules: tuple[Rule, ...]
+    deviations: tuple[Deviation, ...]
+
+    def rule(self, rule_id: str) -> Rule:
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        raise KeyError(rule_id)
+
+
+def load(root: Path | str | None = None) -> Oracle:
+    """Load and validate the oracle under ``root`` (default: the built-in oracle)."""
+    root = Path(root) if root else resources.oracle_root()
+    if not root.is_dir():
+        raise OracleError(root, "oracle folder not found")
+    sections = _load_sections(root / "sections.toml")
+    rules: list[Rule] = []
+    for path in sorted(root.glob("*.toml")):
+        if path.name != "sections.toml":
+            rules.extend(load_rules(path, sections))
+    seen: dict[str, str] = {}
+    for r in rules:
+        if r.id in seen:
+            raise OracleError(r.source_file, f"duplicate rule id (also in {seen[r.id]})", rule=r.id)
+        seen[r.id] = r.source_file
+    deviations: list[Deviation] = []
+    for path in sorted((root / "deviations").rglob("*.toml")):
+        deviations.extend(load_deviations(path, seen))
+    return Oracle(root=root, sections=sections, rules=tuple(rules), deviations=tuple(deviations))
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise OracleError(path, f"not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise OracleError(path, f"cannot read: {exc.strerror}") from None
+
+
+def _load_sections(path: Path) -> dict[str, str]:
+    data = _read_toml(path)
+    table = data.get("sections")
+    if not isinstance(table, dict) or not table:
+        raise OracleError(path, "expected a [sections] table of key = title", field="sections")
+    return {str(k): str(v) for k, v in table.items()}
+
+
+def load_rules(path: Path, sections: Mapping[str, str]) -> list[Rule]:
+    """Load the rules of one section file."""
+    data = _read_toml(path)
+    section = data.get("section")
+    if section != path.stem:
+        raise OracleError(path, f"section must be {path.stem!r} (the file name), got {section!r}",
+                          field="section")
+    if section not in sections:
+        raise OracleError(path, f"section {section!r} is not a key of sections.toml", field="section")
+    extra = set(data) - {"section", "rule"}
+    if extra:
+        raise OracleError(path, f"unknown top-level keys {sorted(extra)}", field=sorted(extra)[0])
+    raw_rules = data.get("rule", [])
+    if not isinstance(raw_rules, list) or not raw_rules:
+        raise OracleError(path, "expected at least one [[rule]]", field="rule")
+    return [_rule(path, section, raw) for raw in raw_rules]
+
+
+def _get(raw: Mapping, key: str, kind, path: Path, rule: str | None, default=None, required=False):
+    if key not in raw:
+        if required:
+            raise OracleError(path, "missing required field", rule=rule, field=key)
+        return default
+    value = raw[key]
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise OracleError(path, f"expected {names}, got {type(value).__name__}", rule=rule, field=key)
+    return value
+
+
+def _condition(text, path, rule, field):
+    if text is None:
+        return None
+    try:
+        return conditions.parse(text)
+    except conditions.ConditionError as exc:
+        raise OracleError(path, str(exc), rule=rule, field=field) from None
+
+
+def _rule(path: Path, section: str, raw: Mapping) -> Rule:
+    short = _get(raw, "id", str, path, None, required=True)
+    rid = f"{section}/{short}"
+    unknown = set(raw) - RULE_KEYS
+    if unknown:
+        raise OracleError(path, f"unknown field (known: {sorted(RULE_KEYS)})", rule=rid,
+                          field=sorted(unknown)[0])
+    statement = _get(raw, "statement", str, path, rid, required=True).strip()
+    if not statement:
+        raise OracleError(path, "statement is empty", rule=rid, field="statement")
+    if ("template" in raw) == ("templates" in raw):
+        raise OracleError(path, "give exactly one of template / templates", rule=rid, field="template")
+    if "template" in raw:
+        templates = {"main.cu": _get(raw, "template", str, path, rid)}
+    else:
+        templates = dict(_get(raw, "templates", dict, path, rid))
+        if not templates or not all(isinstance(v, str) for v in templates.values()):
+            raise OracleError(path, "templates maps file names to template paths", rule=rid,
+                              field="templates")
+    defaults = {k: raw[k] for k in ("mode", "flags", "phase", "diagnostic", "line") if k in raw}
+    raw_variants = _get(raw, "variant", list, path, rid, required=True)
+    variants: list[Variant] = []
+    for rv in raw_variants:
+        variants.extend(_variants(path, rid, {**defaults, **rv}))
+    names = [v.name for v in variants]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise OracleError(path, f"duplicate variant names {dupes}", rule=rid, field="variant")
+    return Rule(id=rid, section=section, statement=statement, templates=templates,
+                variants=tuple(variants), requires=_condition(raw.get("requires"), path, rid, "requires"),
+                source_file=str(path), note=str(raw.get("note", "")))
+
+
+def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
+    if not isinstance(raw, dict):
+        raise OracleError(path, "each [[rule.variant]] must be a table", rule=rid, field="variant")
+    unknown = set(raw) - VARIANT_KEYS
+    if unknown:
+        raise OracleError(path, f"unknown variant field (known: {sorted(VARIANT_KEYS)})", rule=rid,
+                          field=sorted(unknown)[0])
+    name_fmt = _get(raw, "name", str, path, rid, required=True)
+    params = _get(raw, "params", dict, path, rid, default={})
+    matrix = _get(raw, "matrix", dict, path, rid, default={})
+    for k, vals in matrix.items():
+        if not isinstance(vals, list) or not vals:
+            raise OracleError(path, f"matrix entry {k!r} must be a non-empty list", rule=rid, field="matrix")
+    if ("expect" in raw) == ("predicate" in raw):
+        raise OracleError(path, f"variant {name_fmt!r}: give exactly one of expect / predicate",
+                          rule=rid, field="expect")
+    predicate = raw.get("predicate")
+    if predicate is not None and predicate not in PREDICATES:
+        raise OracleError(path, f"unknown predicate {predicate!r} (known: {sorted(PREDICATES)})",
+                          rule=rid, field="predicate")
+    expectation = None if predicate else _expectation(path, rid, raw, None)
+    if predicate and "phase" not in raw:
+        raise OracleError(path, f"variant {name_fmt!r}: a predicate variant needs the phase and "
+                          "diagnostic to expect when it says reject", rule=rid, field="phase")
+    predicate_reject = _expectation(path, rid, {**raw, "expect": "reject"}, None) if predicate else None
+    flags = tuple(_get(raw, "flags", list, path, rid, default=[]))
+    mode_text = _get(raw, "mode", str, path, rid, default="compile")
+    try:
+        mode = Mode(mode_text)
+    except ValueError:
+        raise OracleError(path, f"unknown mode {mode_text!r} (known: {[m.value for m in Mode]})",
+                          rule=rid, field="mode") from None
+    if (expectation or predicate_reject).expect is Expect.RUNTIME and mode is Mode.COMPILE:
+        raise OracleError(path, f"variant {name_fmt!r}: a runtime variant builds a program: "
+                          "set mode = \"link\" or \"rdc-link\"", rule=rid, field="mode")
+    check = raw.get("check")
+    if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in CHECKS):
+        raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check from "
+                          f"{sorted(CHECKS)} (and only a fatbin variant does)", rule=rid, field="check")
+    requires = _condition(raw.get("requires"), path, rid, "requires")
+    strategies = _get(raw, "strategies", dict, path, rid, default={})
+    for param, strat in strategies.items():
+        if strat not in STRATEGIES:
+            raise OracleError(path, f"variant {name_fmt!r}: unknown strategy {strat!r} for {param!r} "
+                              f"(known: {sorted(STRATEGIES)})", rule=rid, field="strategies")
+        if param not in params and param not in matrix:
+            raise OracleError(path, f"variant {name_fmt!r}: strategy for {param!r}, which has no default "
+                              "value in params", rule=rid, field="strategies")
+    out = []
+    keys = list(matrix)
+    for combo in itertools.product(*(matrix[k] for k in keys)) if keys else [()]:
+        p = {**params, **dict(zip(keys, combo))}
+        try:
+            name = name_fmt.format(**p)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise OracleError(path, f"variant name {name_fmt!r} names an unknown param: {exc}",
+                              rule=rid, field="name") from None
+        out.append(Variant(name=name, params=p, expectation=expectation or predicate_reject,
+                           predicate=predicate, requires=requires, flags=flags, mode=mode,
+                           note=str(raw.get("note", "")), strategies=dict(strategies), check=check))
+    return out
+
+
+def _expectation(path: Path, rid: str, raw: Mapping, forced: Expect | None) -> Expectation:
+    text = raw.get("expect", "reject" if forced else None)
+    try:
+        expect = forced or Expect(text)
+    except ValueError:
+        raise OracleError(path, f"unknown expect {text!r} (known: {[e.value for e in Expect]})",
+                          rule=rid, field="expect") from None
+    phase = raw.get("phase")
+    diagnostic = raw.get("diagnostic")
+    if expect is Expect.REJECT:
+        if phase not in PHASE_GROUPS:
+            raise OracleError(path, f"a reject expectation needs a phase, one of {sorted(PHASE_GROUPS)}"
+                              f" (got {phase!r})", rule=rid, field="phase")
+    if expect in (Expect.REJECT, Expect.WARN):
+        if not isinstance(diagnostic, str) or not diagnostic:
+            raise OracleError(path, "a reject or warn expectation needs a diagnostic pattern",
+                              rule=rid, field="diagnostic")
+        try:
+            re.compile(diagnostic)
+        except re.error as exc:
+            raise OracleError(path, f"diagnostic is not a valid regex: {exc}", rule=rid,
+                              field="diagnostic") from None
+    observe = raw.get("observe")
+    if expect is Expect.RUNTIME and not observe:
+        raise OracleError(path, "a runtime expectation needs observe (what the program must report)",
+                          rule=rid, field="observe")
+    return Expectation(expect=expect, phase=phase if expect is Expect.REJECT else None,
+                       diagnostic=diagnostic if expect in (Expect.REJECT, Expect.WARN) else None,
+                       check_line=bool(raw.get("line", True)), observe=observe)
+
+
+def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation]:
+    """Load one deviations file; every entry must name a known rule."""
+    data = _read_toml(path)
+    default_when = data.get("when")
+    if not isinstance(default_when, str):
+        raise OracleError(path, "a deviations file needs when = \"nvcc==X.Y\" (its toolchain range)",
+                          field="when")
+    out = []
+    for raw in data.get("deviation", []):
+        rid = raw.get("rule")
+        unknown = set(raw) - DEVIATION_KEYS
+        if unknown:
+            raise OracleError(path, f"unknown field (known: {sorted(DEVIATION_KEYS)})", rule=rid,
+                              field=sorted(unknown)[0])
+        if rid not in rule_files:
+            raise OracleError(path, "deviation names an unknown rule", rule=rid, field="rule")
+        try:
+            observed = Outcome(raw.get("observed"))
+        except ValueError:
+            raise OracleError(path, f"observed must be one of {[o.value for o in Outcome]}",
+                              rule=rid, field="observed") from None
+        for key in ("diagnostic", "seen"):
+            if not isinstance(raw.get(key), str):
+                raise OracleError(path, "missing or not a string", rule=rid, field=key)
+        match = raw.get("match", "")
+        try:
+            re.compile(match)
+        except (re.error, TypeError) as exc:
+            raise OracleError(path, f"match is not a valid regex: {exc}", rule=rid, field="match") from None
+        when_text = default_when if "when" not in raw else f"({default_when}) && ({raw['when']})"
+        variants = raw.get("variants", ["*"])
+        if not isinstance(variants, list):
+            raise OracleError(path, "variants is a list of globs", rule=rid, field="variants")
+        run = raw.get("run", "")
+        if run and run not in RUN_STATUSES:
+            raise OracleError(path, f"run must be one of {RUN_STATUSES}", rule=rid, field="run")
+        select = raw.get("select", "")
+        if select and select not in SELECTORS:
+            raise OracleError(path, f"unknown selector {select!r} (known: {sorted(SELECTORS)})", rule=rid,
+                              field="select")
+        params = raw.get("params", {})
+        if not isinstance(params, dict):
+            raise OracleError(path, "params is a table of the case params it applies to", rule=rid, field="params")
+        out.append(Deviation(rule=rid, variants=tuple(variants), params=params, run=run, select=select,
+                             when=_condition(when_text, path, rid, "when"), observed=observed,
+                             diagnostic=raw["diagnostic"], seen=raw["seen"], match=match, note=raw.get("note", ""),
+                             source_file=str(path)))
+    return out
