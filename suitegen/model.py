@@ -37,6 +37,19 @@ class Std(enum.Enum):
             return NotImplemented
         return self.rank < other.rank
 
+    @property
+    def cplusplus(self) -> int:
+        """Return the least ``__cplusplus`` value a compiler honouring this dialect reports.
+
+        GCC 11-13 report 202100 for c++23 (the working-draft value), so ranges start there.
+        """
+        return CPLUSPLUS[self]
+
+    def honoured_by(self, value: int) -> bool:
+        """Return whether a reported ``__cplusplus`` means this dialect (and not the next one)."""
+        later = [s.cplusplus for s in Std if s.rank > self.rank]
+        return self.cplusplus <= value < (later[0] if later else 10**9)
+
     @classmethod
     def parse(cls, text: str) -> "Std":
         text = text.strip().lower().removeprefix("-std=")
@@ -44,6 +57,10 @@ class Std(enum.Enum):
             if std.value == text or std.value.replace("c++", "") == text:
                 return std
         raise ValueError(f"unknown -std level {text!r} (known: {', '.join(s.value for s in cls)})")
+
+
+CPLUSPLUS = {Std.CXX03: 199711, Std.CXX11: 201103, Std.CXX14: 201402, Std.CXX17: 201703,
+             Std.CXX20: 202002, Std.CXX23: 202100}
 
 
 def arch_number(arch: str) -> int:
@@ -250,6 +267,35 @@ class Config:
 
 
 @dataclass(**FROZEN)
+class ObservedConfig:
+    """What one build under a config actually did, read back from a probe compile.
+
+    ``error`` is set (and the rest empty) when nvcc refused the config outright.
+    """
+
+    host_cplusplus: int | None = None
+    device_cplusplus: tuple[int, ...] = ()  # one per device compilation (per target)
+    cuda_arch: tuple[int, ...] = ()  # __CUDA_ARCH__ of each device compilation
+    targets: tuple[str, ...] = ()  # what the produced module holds: "sm_90" (SASS), "compute_90" (PTX)
+    macros: tuple[str, ...] = ()  # flag macros (__CUDACC_RDC__, ...) defined in every compilation
+    warnings: tuple[str, ...] = ()  # what nvcc said about the command line
+    error: str = ""
+
+    def to_json(self) -> dict:
+        return {"host_cplusplus": self.host_cplusplus, "device_cplusplus": list(self.device_cplusplus),
+                "cuda_arch": list(self.cuda_arch), "targets": list(self.targets), "macros": list(self.macros),
+                "warnings": list(self.warnings), "error": self.error}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ObservedConfig":
+        return cls(host_cplusplus=data.get("host_cplusplus"),
+                   device_cplusplus=tuple(data.get("device_cplusplus", ())),
+                   cuda_arch=tuple(data.get("cuda_arch", ())), targets=tuple(data.get("targets", ())),
+                   macros=tuple(data.get("macros", ())), warnings=tuple(data.get("warnings", ())),
+                   error=data.get("error", ""))
+
+
+@dataclass(**FROZEN)
 class Diagnostic:
     """One message from the toolchain."""
 
@@ -278,6 +324,33 @@ class CompileResult:
     duration: float
 
 
+class ExecStatus(enum.Enum):
+    """What running a program did."""
+
+    PASSED = "passed"  # printed SUITEGEN-RESULT: PASS and exited 0
+    FAILED = "failed"  # ran, and its own checks (or a CUDA error it caught) failed
+    CRASHED = "crashed"  # killed by a signal or exited without a result line
+    TIMED_OUT = "timed-out"
+
+
+@dataclass(**FROZEN)
+class ExecResult:
+    """One program run."""
+
+    status: ExecStatus
+    exit_code: int | None
+    detail: str
+    output: str
+    duration: float
+    gpu: str
+    command: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"status": self.status.value, "exit_code": self.exit_code, "detail": self.detail,
+                "output": self.output[-4000:], "duration": round(self.duration, 3), "gpu": self.gpu,
+                "command": list(self.command)}
+
+
 @dataclass(**FROZEN)
 class Deviation:
     """A recorded disagreement between one toolchain version range and the guide."""
@@ -292,7 +365,7 @@ class Deviation:
     note: str = ""
     source_file: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
-    run: str = ""  # for runtime cases: the program's observed status (execute.ExecStatus value)
+    run: str = ""  # for runtime cases: the program's observed status (ExecStatus value)
     select: str = ""  # definitions.SELECTORS name: a test on the case's params
 
 
@@ -315,7 +388,7 @@ class Record:
     judgement: Judgement
     result: CompileResult | None
     started: str
-    execution: Any = None  # execute.ExecResult of a runtime case that ran
+    execution: ExecResult | None = None  # the run of a runtime case that ran
 
     def to_json(self) -> dict:
         exp = self.judgement.expected

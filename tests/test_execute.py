@@ -3,7 +3,8 @@ import sys
 
 import pytest
 
-from suitegen.execute.programs import ExecStatus, GpuPool, classify
+from suitegen.execute.programs import GpuPool, classify
+from suitegen.model import ExecStatus
 from suitegen.judge.verdicts import judge_execution
 from suitegen.model import Verdict
 from suitegen.frontends.plugin import pin_worker_gpu

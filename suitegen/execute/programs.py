@@ -5,7 +5,6 @@ or leaves its CUDA context unusable, takes down only its own case.
 """
 from __future__ import annotations
 
-import enum
 import itertools
 import json
 import os
@@ -16,40 +15,12 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from suitegen.model import FROZEN
+from suitegen.model import ExecResult, ExecStatus
 
 DEFAULT_EXEC_TIMEOUT = 60.0
 RESULT_LINE = re.compile(r"^SUITEGEN-RESULT: (PASS|FAIL)\b ?(.*)$", re.M)
-
-
-class ExecStatus(enum.Enum):
-    """What running a program did."""
-
-    PASSED = "passed"  # printed SUITEGEN-RESULT: PASS and exited 0
-    FAILED = "failed"  # ran, and its own checks (or a CUDA error it caught) failed
-    CRASHED = "crashed"  # killed by a signal or exited without a result line
-    TIMED_OUT = "timed-out"
-
-
-@dataclass(**FROZEN)
-class ExecResult:
-    """One program run."""
-
-    status: ExecStatus
-    exit_code: int | None
-    detail: str
-    output: str
-    duration: float
-    gpu: str
-    command: tuple[str, ...]
-
-    def to_json(self) -> dict:
-        return {"status": self.status.value, "exit_code": self.exit_code, "detail": self.detail,
-                "output": self.output[-4000:], "duration": round(self.duration, 3), "gpu": self.gpu,
-                "command": list(self.command)}
 
 
 class GpuPool:

@@ -8,8 +8,7 @@ from typing import Iterable
 
 from suitegen.oracle.conditions import Env, flag_features
 from suitegen.oracle.definitions import PREDICATES, SELECTORS
-from suitegen.execute.programs import ExecResult, ExecStatus
-from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation,
+from suitegen.model import (Case, CompileResult, ExecResult, ExecStatus, Config, Deviation, Diagnostic, Expect, Expectation,
                     Judgement, Mode, Outcome, PHASE_GROUPS, Verdict)
 
 

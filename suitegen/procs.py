@@ -1,0 +1,126 @@
+"""Child processes (nvcc, programs, GPU workers), each in its own process group.
+
+Every child suitegen starts goes through here, so a timeout kills the child's whole group (an
+nvcc and its cicc, a fake nvcc and its ``sleep``), and a stopping run (Ctrl-C, SIGTERM, SIGHUP)
+can kill every live group at once. A child killed because the run is stopping raises ``Stopped``:
+its result says nothing about the case and is never recorded.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+_live: set[subprocess.Popen] = set()
+_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+class Stopped(Exception):
+    """The run is stopping: the child was killed (or never started) for that reason."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Completed:
+    """What one child process did."""
+
+    argv: tuple[str, ...]
+    returncode: int | None  # None when it was killed for timing out
+    output: str  # stdout and stderr together, as the child interleaved them
+    timed_out: bool
+    duration: float
+
+
+def spawn(argv: Sequence[str], **kw) -> subprocess.Popen:
+    """Start a child in a new session (its own process group) and track it until it is reaped."""
+    if _stopping.is_set():
+        raise Stopped()
+    proc = subprocess.Popen(list(argv), start_new_session=True, **kw)
+    with _lock:
+        _live.add(proc)
+    return proc
+
+
+def forget(proc: subprocess.Popen) -> None:
+    """Stop tracking a child that has been reaped."""
+    with _lock:
+        _live.discard(proc)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill a child's whole process group (it leads it), then reap the child."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
+        env: Mapping[str, str] | None = None) -> Completed:
+    """Run a child to completion or ``timeout``; on a timeout its whole group is killed.
+
+    Raises OSError if it cannot start and ``Stopped`` if the run is stopping.
+    """
+    start = time.monotonic()
+    proc = spawn(argv, cwd=cwd, env=None if env is None else dict(env), stdout=subprocess.PIPE,
+                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    timed_out = False
+    try:
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(proc)
+            out, _ = proc.communicate()
+        # A child that exits leaves its group behind if it spawned a straggler: clean that up too.
+        if not timed_out:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    finally:
+        forget(proc)
+    if _stopping.is_set():
+        raise Stopped()
+    return Completed(argv=tuple(argv), returncode=None if timed_out else proc.returncode,
+                     output=out.decode(errors="replace"), timed_out=timed_out,
+                     duration=time.monotonic() - start)
+
+
+def stop_all() -> int:
+    """Mark the run as stopping and kill every live child's group; return how many were killed."""
+    _stopping.set()
+    with _lock:
+        live = list(_live)
+    for proc in live:
+        if proc.poll() is None:
+            kill_group(proc)
+    return len(live)
+
+
+def stopping() -> bool:
+    """Return whether the run is stopping."""
+    return _stopping.is_set()
+
+
+def reset() -> None:
+    """Forget a stop (a new run in the same process, or a test)."""
+    _stopping.clear()
+
+
+def live_count() -> int:
+    """Return how many tracked children are running."""
+    with _lock:
+        return sum(p.poll() is None for p in _live)
