@@ -154,8 +154,15 @@ class Verdict(enum.Enum):
 
     @property
     def is_failure(self) -> bool:
-        """Whether this verdict makes a run exit non-zero."""
-        return self in (Verdict.FAIL, Verdict.UNRESOLVED)
+        """Whether this verdict fails a run (exit status, JUnit, pytest, diff): FAIL, UNRESOLVED and XPASS.
+
+        XPASS fails as in lit: a known deviation that no longer shows is a stale record to update.
+        """
+        return self.fails()
+
+    def fails(self, allow_xpass: bool = False) -> bool:
+        """Whether this verdict fails a run; ``allow_xpass`` reports XPASS without failing (exploratory runs)."""
+        return self in (Verdict.FAIL, Verdict.UNRESOLVED) or (self is Verdict.XPASS and not allow_xpass)
 
 
 @dataclass(**FROZEN)
@@ -176,13 +183,13 @@ class Variant:
     name: str
     params: Mapping[str, Any]
     expectation: Expectation  # with a predicate: what to expect when it says reject
-    predicate: str | None = None  # name in suitegen.definitions.PREDICATES
+    predicate: str | None = None  # a hooks predicate name
     requires: Any = None  # conditions.Condition or None
     flags: tuple[str, ...] = ()
     mode: Mode = Mode.COMPILE
     note: str = ""
-    strategies: Mapping[str, str] = field(default_factory=dict)  # param -> strategies.STRATEGIES name
-    check: str | None = None  # fatbin mode: device_checks.CHECKS name giving the launch and expected values
+    strategies: Mapping[str, str] = field(default_factory=dict)  # param -> a hooks strategy name
+    check: str | None = None  # fatbin mode: a hooks check name giving the launch and expected values
 
 
 @dataclass(**FROZEN)
@@ -242,6 +249,25 @@ class Toolchain:
     @property
     def label(self) -> str:
         return self.name or f"nvcc-{'.'.join(str(v) for v in self.version[:2])}"
+
+
+@dataclass(**FROZEN)
+class FlagSet:
+    """Extra nvcc flags, and the sections they apply to (empty: all)."""
+
+    flags: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(**FROZEN)
+class Profile:
+    """A named matrix: -std levels x arch targets x flag sets."""
+
+    name: str
+    stds: tuple[str, ...]
+    archs: tuple[str, ...]
+    flagsets: tuple[FlagSet, ...]
+    description: str = ""
 
 
 @dataclass(**FROZEN)
@@ -366,7 +392,7 @@ class Deviation:
     source_file: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
     run: str = ""  # for runtime cases: the program's observed status (ExecStatus value)
-    select: str = ""  # definitions.SELECTORS name: a test on the case's params
+    select: str = ""  # a hooks selector name: a test on the case's params
 
 
 @dataclass(**FROZEN)
@@ -379,9 +405,16 @@ class Judgement:
     deviation: Deviation | None = None
 
 
+SCHEMA = 2  # results.jsonl records; 2 added observed_config, batch, execution_verdict
+
+
 @dataclass(**FROZEN)
 class Record:
-    """One line of results.jsonl."""
+    """One line of results.jsonl.
+
+    Room for later stages: ``execution_verdict`` (a run judged apart from its compile) and ``batch``
+    (which shared build an item came from) are written as null until something fills them.
+    """
 
     case: Case
     config: Config
@@ -389,12 +422,19 @@ class Record:
     result: CompileResult | None
     started: str
     execution: ExecResult | None = None  # the run of a runtime case that ran
+    observed: ObservedConfig | None = None  # what the build under this config actually did
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Return what identifies an item across runs: (case key, config key)."""
+        return self.case.key, self.config.key
 
     def to_json(self) -> dict:
         exp = self.judgement.expected
         res = self.result
         tc = self.config.toolchain
         return {
+            "schema": SCHEMA,
             "case_id": self.case.id,
             "case_key": self.case.key,
             "config_id": self.config.id,
@@ -430,6 +470,9 @@ class Record:
             },
             "execution": None if self.execution is None else self.execution.to_json(),
             "gpu": None if self.execution is None else self.execution.gpu,
+            "observed_config": None if self.observed is None else self.observed.to_json(),
+            "execution_verdict": None,
+            "batch": None,
             "duration": round((res.duration if res else 0.0)
                               + (self.execution.duration if self.execution else 0.0), 3),
             "started": self.started,

@@ -29,13 +29,40 @@ def write_fake_nvcc(folder: Path, body: str, version: str = VERSION, name: str =
     return path
 
 
+# Answers suitegen's config probe (nvcc -keep -keep-dir DIR ...) like nvcc 13.5 with g++ 12: every dialect is
+# honoured but c++23, which is ignored with nvcc's warning. Builds fall through to the fake's own body.
+PROBE_ANSWER = r"""
+if [[ " $* " == *" -keep-dir "* ]]; then
+  keep=""; std=""; gpu=90
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -keep-dir) keep="$2"; shift;;
+      -std=*) std="${1#-std=}";;
+      -arch=*) gpu="${1##*_}";;
+    esac
+    shift
+  done
+  case "$std" in
+    c++03) v=199711L;; c++11) v=201103L;; c++14) v=201402L;; c++20) v=202002L;;
+    c++23) v=201703L; echo "nvcc warning : The -std=c++23 flag is not supported with the configured host compiler. Flag will be ignored.";;
+    *) v=201703L;;
+  esac
+  echo "const char *sg_probe = \"SUITEGEN-PROBE side=host cplusplus=$v arch=none end\";" > "$keep/probe.cpp4.ii"
+  echo "const char *sg_probe = \"SUITEGEN-PROBE side=device cplusplus=$v arch=${gpu}0 end\";" > "$keep/probe.cpp1.ii"
+  echo "#\$ fatbinary --create=\"$keep/probe.fatbin\" \"--image3=kind=elf,sm=$gpu,file=a\" \"--image3=kind=ptx,sm=$gpu,file=b\""
+  exit 0
+fi
+"""
+
+
 @pytest.fixture
 def fake_nvcc(tmp_path):
-    """Return a factory: fake_nvcc(body) -> path of a fake nvcc running ``body`` on compiles."""
+    """Return a factory: fake_nvcc(body) -> path of a fake nvcc running ``body`` on compiles (after the probe)."""
     counter = iter(range(1000))
 
-    def make(body: str, version: str = VERSION) -> Path:
-        return write_fake_nvcc(tmp_path / f"fake{next(counter)}", body, version)
+    def make(body: str, version: str = VERSION, probe: bool = True) -> Path:
+        # Like a real nvcc, a fake answers suitegen's config probe unless a test is about the probe itself.
+        return write_fake_nvcc(tmp_path / f"fake{next(counter)}", (PROBE_ANSWER if probe else "") + body, version)
 
     return make
 

@@ -3,11 +3,10 @@ import sys
 
 import pytest
 
-from suitegen.execute.programs import GpuPool, classify
-from suitegen.model import ExecStatus
+from suitegen.execute.gpus import GpuPool, pin_worker_gpu
+from suitegen.execute.programs import classify
 from suitegen.judge.verdicts import judge_execution
-from suitegen.model import Verdict
-from suitegen.frontends.plugin import pin_worker_gpu
+from suitegen.model import ExecStatus, Verdict
 
 
 @pytest.mark.parametrize("text, code, status", [
@@ -69,7 +68,7 @@ for line in sys.stdin:
 
 def test_fatbin_runner_isolates_faults(tmp_path):
     from suitegen.execute.checks import DeviceCheck
-    from suitegen.execute.programs import FatbinRunner
+    from suitegen.execute.fatbin import FatbinRunner
     worker = tmp_path / "worker.py"
     worker.write_text(FAKE_WORKER)
     runner = FatbinRunner(GpuPool("0", ()), timeout=2, command=(sys.executable, str(worker)))

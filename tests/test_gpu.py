@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from suitegen.build.toolchain import detect_gpu
+from suitegen.execute.gpus import detect_gpu
 
 from conftest import REPO, needs_nvcc, write_demo_oracle
 

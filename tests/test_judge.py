@@ -2,7 +2,7 @@
 import pytest
 
 from suitegen.oracle import conditions
-from suitegen.judge.verdicts import judge, make_env
+from suitegen.judge.verdicts import make_env, prepare, verdict
 from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome,
                             Phase, Rule, Std, Toolchain, Variant, Verdict)
 
@@ -29,6 +29,12 @@ def diag(msg, sev="error", phase=Phase.CICC, line=2, file="main.cu"):
 def result(outcome, *diags, phase=None):
     return CompileResult(outcome=outcome, phase=phase, exit_code=0 if outcome.accepted else 1,
                          diagnostics=diags, commands=(("nvcc",),), output="", duration=0.1)
+
+
+def judge(c, cfg, env, res, devs=(), execution=None, execution_skipped=None):
+    """Both steps of the judge, as the engine takes them."""
+    return verdict(prepare(c, cfg, env.features), c, res, devs, execution=execution,
+                   execution_skipped=execution_skipped)
 
 
 def run(c, res, devs=(), features=("linux",), skipped=None):
@@ -121,7 +127,9 @@ def test_deviation_that_no_longer_shows_is_xpass():
 
 
 def test_failure_codes():
-    assert {v for v in Verdict if v.is_failure} == {Verdict.FAIL, Verdict.UNRESOLVED}
+    # XPASS fails, as in lit: a known deviation that no longer shows is a stale record.
+    assert {v for v in Verdict if v.is_failure} == {Verdict.FAIL, Verdict.UNRESOLVED, Verdict.XPASS}
+    assert {v for v in Verdict if v.fails(allow_xpass=True)} == {Verdict.FAIL, Verdict.UNRESOLVED}
 
 
 def test_rdc_link_mode_counts_as_separate_compilation():
@@ -196,3 +204,21 @@ def test_derived_variants_match_their_base_variants_deviations():
     assert run(composed, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
     assert run(drawn, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
     assert run(other, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL
+
+
+def test_prepare_decides_before_the_build():
+    asked = []
+
+    def unhonoured():
+        asked.append(1)
+        return "asked -std=c++23, host compiled as __cplusplus 201703"
+
+    unsupported = prepare(case(REJECT, requires="windows"), CFG, ("linux",), unhonoured)
+    assert unsupported.final.verdict is Verdict.UNSUPPORTED and not asked, "no probe for an unsupported item"
+    ignored = prepare(case(REJECT), CFG, ("linux",), unhonoured)
+    assert ignored.final.verdict is Verdict.UNRESOLVED and "config not honoured: asked -std=c++23" in ignored.final.reason
+    assert ignored.final.expected == REJECT
+    # An unhonoured config is never judged as if it had been, whatever the build did.
+    assert verdict(ignored, case(REJECT), result(Outcome.REJECTED, LD, phase=Phase.CICC)).verdict is Verdict.UNRESOLVED
+    ready = prepare(case(REJECT), CFG, ("linux",))
+    assert ready.final is None and ready.expectation == REJECT

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from suitegen.build import toolchain
+from suitegen.build import features, toolchain
 from suitegen.frontends.cli import main
 from suitegen.build.toolchain import ToolchainError
 
@@ -112,4 +112,18 @@ def test_detected_features_come_from_probes(fake_nvcc):
     feats = toolchain.machine_features(bad)
     assert not feats & {"has-nvfunctional", "has-int128", "has-float128"}
     assert {"linux", "host-gcc"} <= feats
-    assert toolchain.detected_features(bad) == toolchain.detected_features(bad)
+    assert features.detected_features(bad) == features.detected_features(bad)
+
+
+def test_feature_probing_stops_with_the_run_and_caches_nothing(fake_nvcc):
+    from suitegen import procs
+    tc = toolchain.probe(str(fake_nvcc("exit 0")))
+    procs.stop_all()
+    try:
+        with pytest.raises(procs.Stopped):
+            features.detected_features(tc)
+    finally:
+        procs.reset()
+    assert not features._cache_file(tc).exists()
+    assert {"has-int128", "has-libcudacxx"} <= features.detected_features(tc)
+    assert features._cache_file(tc).exists()

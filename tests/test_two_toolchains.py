@@ -3,6 +3,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -13,9 +15,13 @@ VERSION = "13.5.37"
 RULES = "device-memory-space/no-automatic-in-device-function"
 
 
+# A cache the tests own, kept between test runs so the toolchain is installed once, and never the user's
+# (their registry of toolchains stays as they left it).
+CACHE = Path(tempfile.gettempdir()) / "suitegen-tests" / "cache"
+
+
 def cli(*args):
-    # The user's cache, not the tests' temporary one: the installed toolchain is kept between runs.
-    env = {k: v for k, v in os.environ.items() if k != "SUITEGEN_CACHE"}
+    env = dict(os.environ, SUITEGEN_CACHE=str(CACHE))
     return subprocess.run([sys.executable, "-m", "suitegen", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=900, env=env)
 
@@ -51,3 +57,20 @@ def test_one_run_two_toolchains_then_diff(second_nvcc, tmp_path):
     data = json.loads(proc.stdout)
     assert data["compared"] == 14
     assert proc.returncode == (1 if data["counts"]["regression"] else 0)
+
+
+def test_an_ignored_dialect_is_unresolved(second_nvcc, tmp_path):
+    # nvcc 13.5 with g++ 12 warns that -std=c++23 "is not supported with the configured host compiler. Flag will
+    # be ignored." and compiles in its default dialect; nvcc 13.0 refuses the value. Neither is ever a PASS.
+    out = tmp_path / "c23"
+    proc = cli("run", "--nvcc", "nvcc", "--nvcc", second_nvcc, "--rules", RULES, "--std", "c++17,c++23",
+               "--arch", "sm_90", "--out", str(out), "-q")
+    assert proc.returncode == 1, proc.stderr
+    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    c23 = [r for r in recs if r["config"]["std"] == "c++23"]
+    c17 = [r for r in recs if r["config"]["std"] == "c++17"]
+    assert c23 and all(r["verdict"] == "UNRESOLVED" and "config not honoured" in r["reason"] for r in c23)
+    assert all(r["verdict"] != "UNRESOLVED" for r in c17)
+    for r in c23:
+        seen = r["observed_config"]
+        assert seen["error"] or (seen["host_cplusplus"] or 0) < 202100, seen

@@ -1,12 +1,9 @@
 """Runs nvcc on a case under a config and returns what happened; never judges."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import time
 from pathlib import Path
 
+from suitegen import procs
 from suitegen.build import diagnostics
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
 
@@ -63,35 +60,20 @@ def program_path(case: Case, folder: Path) -> Path | None:
 
 def run_nvcc(argv: list[str], cwd: Path, timeout: float) -> CompileResult:
     """Run one nvcc command (never through a shell) and classify what it did."""
-    start = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        done = procs.run(argv, timeout=timeout, cwd=cwd)
     except OSError as exc:
         return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVCC, exit_code=None,
                              diagnostics=(), commands=(tuple(argv),),
-                             output=f"cannot run {argv[0]}: {exc.strerror or exc}",
-                             duration=time.monotonic() - start)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, _ = proc.communicate()
-        text = out.decode(errors="replace") + f"\n[suitegen] killed after {timeout:g}s\n"
+                             output=f"cannot run {argv[0]}: {exc.strerror or exc}", duration=0.0)
+    if done.timed_out:
+        text = done.output + f"\n[suitegen] killed after {timeout:g}s\n"
         parsed = diagnostics.parse(text)
         last = parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC
         return CompileResult(outcome=Outcome.TIMED_OUT, phase=last, exit_code=None,
                              diagnostics=parsed.diagnostics, commands=(tuple(argv),), output=text,
-                             duration=time.monotonic() - start)
-    text = out.decode(errors="replace")
-    return classify(argv, proc.returncode, text, time.monotonic() - start)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+                             duration=done.duration)
+    return classify(argv, done.returncode, done.output, done.duration)
 
 
 def classify(argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:

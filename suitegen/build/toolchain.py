@@ -140,58 +140,18 @@ def detect_gpu() -> GpuInfo:
     return GpuInfo(available=True, reason="", devices=rows)
 
 
-# Abilities that differ between toolchains and host compilers, each detected by compiling a probe.
-FEATURE_PROBES = {
-    "has-nvfunctional": "#include <nvfunctional>\n__device__ int f() { nvstd::function<int()> g = [] { return 1; }; return g(); }\n",
-    "has-int128": "__device__ __int128 f(__int128 x) { return x * 3; }\n",
-    "has-float128": "__float128 f(__float128 x) { return x * 3; }\n",
-    "has-libcudacxx": "#include <cuda/atomic>\n__device__ void f() { cuda::atomic_thread_fence(cuda::memory_order_seq_cst, "
-                      "cuda::thread_scope_device); }\n",
-}
-
-
 def cache_root() -> Path:
     """Return suitegen's cache folder (outside the repo): $SUITEGEN_CACHE, else ~/.cache/suitegen."""
     return Path(os.environ.get("SUITEGEN_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen"))
 
 
-def _cache_file(toolchain: Toolchain) -> Path:
-    return cache_root() / "features" / f"{toolchain.fingerprint}.json"
-
-
-def detected_features(toolchain: Toolchain) -> frozenset[str]:
-    """Return the probed features of a toolchain, compiling each probe once per fingerprint (cached)."""
-    import json
-    import tempfile
-    cache = _cache_file(toolchain)
-    try:
-        return frozenset(json.loads(cache.read_text()))
-    except (OSError, ValueError):
-        pass
-    found = set()
-    with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
-        for name, source in FEATURE_PROBES.items():
-            src = Path(tmp) / f"{name}.cu"
-            src.write_text(source)
-            try:
-                proc = subprocess.run([toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c",
-                                       src.name, "-o", f"{name}.o"], cwd=tmp, capture_output=True,
-                                      timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
-            except (OSError, subprocess.TimeoutExpired):
-                continue
-            if proc.returncode == 0:
-                found.add(name)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(sorted(found)))
-    except OSError:
-        pass  # a read-only cache only costs the probes next time
-    return frozenset(found)
-
-
 def machine_features(toolchain: Toolchain) -> frozenset[str]:
-    """Return the detected features of this machine and toolchain (never set by the user)."""
+    """Return the detected features of this machine and toolchain (never set by the user).
+
+    Platform and host-compiler features come from here; the probed ones from ``build.features``.
+    """
+    from suitegen.build import features
     feats = set()
     system = platform.system().lower()
     feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
@@ -207,4 +167,4 @@ def machine_features(toolchain: Toolchain) -> frozenset[str]:
         feats.add("host-icc")
     elif "g++" in host or "gcc" in host or "gcc" in version or "g++" in version:
         feats.add("host-gcc")
-    return frozenset(feats) | detected_features(toolchain)
+    return frozenset(feats) | features.detected_features(toolchain)

@@ -14,9 +14,9 @@ from typing import Sequence
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
 from hypothesis import strategies as st
 
+from suitegen import hooks
 from suitegen.model import Case, Expect, Expectation, Mode, Rule, Variant, digest
 from suitegen.cases.render import CHECK_MARK, Renderer
-from suitegen.cases.strategies import STRATEGIES
 
 DEFAULT_SEED = 20261121
 COMPOSITION = Rule(id="composition/valid", section="composition",
@@ -89,7 +89,7 @@ def case_strategy(renderer: Renderer, rules: Sequence[Rule], systematic: Sequenc
         @st.composite
         def from_generative(draw):
             rule, variant = draw(st.sampled_from(gen))
-            params = {k: draw(STRATEGIES[name]()) for k, name in sorted(variant.strategies.items())}
+            params = {k: draw(hooks.get("strategy", name)()) for k, name in sorted(variant.strategies.items())}
             return renderer.render(rule, drawn_variant(rule, variant, params))
         options.append(from_generative())
     if len(pos) >= 2:

@@ -5,11 +5,10 @@ import json
 import re
 import shutil
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from suitegen.oracle import conditions
-from suitegen.build.compile import command
-from suitegen.model import Case, Config, Expect, Expectation, Mode, Rule, Variant
+from suitegen.model import Case, Config, Expect, Expectation, FlagSet, Mode, Profile, Rule, Variant
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -26,7 +25,8 @@ def _expectation_json(exp: Expectation) -> dict:
             "check_line": exp.check_line, "observe": exp.observe}
 
 
-def case_entry(case: Case, folder: str, configs: Sequence[Config]) -> dict:
+def case_entry(case: Case, folder: str, configs: Sequence[Config],
+               command_for: Callable[[Case, Config], list[str]] | None = None) -> dict:
     """Return the manifest entry of one case: enough to rerun and judge it without suitegen."""
     v = case.variant
     return {
@@ -38,13 +38,20 @@ def case_entry(case: Case, folder: str, configs: Sequence[Config]) -> dict:
         "requires": [c.text for c in (case.rule.requires, v.requires) if c is not None],
         "flags": list(v.flags), "mode": v.mode.value, "check": v.check,
         "configs": [{"std": c.std.value, "arch": c.arch, "flags": list(c.flags),
-                     "command": [Path(command(case, c)[0]).name, *command(case, c)[1:]]} for c in configs],
+                     **({"command": _plain(command_for(case, c))} if command_for else {})} for c in configs],
     }
 
 
+def _plain(argv: list[str]) -> list[str]:
+    return [Path(argv[0]).name, *argv[1:]]
+
+
 def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Config] = (),
-                 extra: dict | None = None) -> Path:
-    """Write cases under ``out`` (replacing it) with a manifest; same cases give the same bytes."""
+                 extra: dict | None = None, command_for: Callable[[Case, Config], list[str]] | None = None) -> Path:
+    """Write cases under ``out`` (replacing it) with a manifest; same cases give the same bytes.
+
+    ``command_for`` gives each (case, config)'s build command, recorded so a corpus reruns without suitegen.
+    """
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
@@ -55,7 +62,7 @@ def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Confi
         (out / folder).mkdir()
         for name, text in case.files.items():
             (out / folder / name).write_text(text)
-        entries.append(case_entry(case, folder, configs))
+        entries.append(case_entry(case, folder, configs, command_for))
     manifest = {"format": FORMAT, **(extra or {}), "cases": entries}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return out / MANIFEST
@@ -63,7 +70,6 @@ def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Confi
 
 def read_corpus_profile(manifest_path: Path | str):
     """Return the matrix a corpus was generated for, as a profile (None if it names no configs)."""
-    from suitegen.engine.matrix import FlagSet, Profile
     entries = json.loads(Path(manifest_path).read_text())["cases"]
     configs = entries[0]["configs"] if entries else []
     if not configs:

@@ -7,7 +7,8 @@ from suitegen.engine import matrix
 from suitegen.engine.session import configs_for, probe_toolchains
 from suitegen.judge.verdicts import make_env, unsupported_reason
 from suitegen.model import Case, Expect
-from suitegen.build.toolchain import ToolchainError, detect_gpu, machine_features
+from suitegen.build.toolchain import ToolchainError, machine_features
+from suitegen.execute.gpus import detect_gpu
 
 KINDS = ("positive", "negative", "warn", "runtime", "decided")
 
@@ -19,11 +20,12 @@ def kind(case: Case) -> str:
             Expect.RUNTIME: "runtime"}[case.variant.expectation.expect]
 
 
-def coverage(orc, cases: Sequence[Case], nvcc: Sequence[str] = (), profile: str = "default") -> list[dict]:
+def coverage(orc, cases: Sequence[Case], nvcc: Sequence[str] = (), profile: str = "default",
+             matrix_file: str | None = None) -> list[dict]:
     """Return one row per section key: rule and variant counts, and rules unsupported here with reasons."""
     try:
         toolchains = probe_toolchains(nvcc)
-        configs = configs_for(toolchains[:1], matrix.profile(profile))
+        configs = configs_for(toolchains[:1], matrix.profile(profile, matrix_file))
         gpu = detect_gpu()
         feats = machine_features(toolchains[0]) | ({"gpu"} if gpu.available else set())
         where = f"{toolchains[0].label} {toolchains[0].version_str}, profile {profile}"

@@ -7,7 +7,7 @@ is saved, and the example database keeps it so the next run replays it first.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, assume, given, settings
@@ -15,11 +15,15 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Unsatisfiable
 
-from suitegen.engine.session import configs_for, load_rules, open_session, run_one
+from suitegen import hooks
+from suitegen import resources
+from suitegen.engine import options
+from suitegen.engine.item import run_one
+from suitegen.engine.session import configs_for, load_rules, open_session
 from suitegen.cases.compose import drawn_variant, generative
 from suitegen.model import Verdict
-from suitegen.report.outputs import case_entry, write_repro
-from suitegen.cases.strategies import STRATEGIES
+from suitegen.report.repro import write_repro
+from suitegen.report.run_folder import case_entry
 
 
 class Disagreement(AssertionError):
@@ -38,15 +42,16 @@ class Finding:
 
 
 def explore_command(args) -> int:
-    from suitegen.engine.run import new_run_id, profile_from_args
-    _, rules, renderer = load_rules(args.oracle, args.templates, args.rules)
+    from suitegen.engine.run import new_run_id
+    opts = replace(options.from_namespace(args), no_exec=True)
+    _, rules, renderer = load_rules(opts)
     targets = generative(rules)
     if not targets:
         print("suitegen explore: no selected rule has a variant with strategies to draw from")
         return 2
-    session = open_session(args.nvcc, args.oracle, args.templates, cases=[], no_exec=True)
-    configs = configs_for(session.toolchains, profile_from_args(args))
-    out = Path(args.out or f"reports/explore-{new_run_id()}")
+    session = open_session(opts, cases=[])
+    configs = configs_for(session.toolchains, options.resolve_profile(opts))
+    out = Path(args.out) if args.out else resources.REPORTS / f"explore-{new_run_id()}"
     deadline = time.monotonic() + args.budget * 60
     per_target = args.budget * 60 / len(targets)
     findings = []
@@ -74,7 +79,7 @@ def search(session, renderer, rule, variant, configs, stop: float, examples: int
     """
     last: dict = {}
     wanted = {Verdict.FAIL, Verdict.XFAIL} if include_known else {Verdict.FAIL}
-    holes = {k: STRATEGIES[name]() for k, name in sorted(variant.strategies.items())}
+    holes = {k: hooks.get("strategy", name)() for k, name in sorted(variant.strategies.items())}
 
     def probe(params, config):
         # Past the budget, stop generating; a failure already found still shrinks.

@@ -3,32 +3,12 @@ from __future__ import annotations
 
 import shlex
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from suitegen import resources
-from suitegen.model import FROZEN, Std, arch_number
+from suitegen.model import FlagSet, Profile, Std, arch_number
 
-
-
-@dataclass(**FROZEN)
-class FlagSet:
-    """Extra nvcc flags, and the sections they apply to (empty: all)."""
-
-    flags: tuple[str, ...] = ()
-    sections: tuple[str, ...] = ()
-
-
-@dataclass(**FROZEN)
-class Profile:
-    """A named matrix: -std levels x arch targets x flag sets."""
-
-    name: str
-    stds: tuple[str, ...]
-    archs: tuple[str, ...]
-    flagsets: tuple[FlagSet, ...]
-    description: str = ""
 
 
 def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:

@@ -1,43 +1,64 @@
-"""The one engine that the CLI and the pytest plugin share: plan the matrix, run one item."""
+"""What the CLI and the pytest plugin share: load and probe once, then plan the (case, config) items."""
 from __future__ import annotations
 
 import fnmatch
 import os
-import tempfile
+import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from suitegen.engine import matrix
-from suitegen.oracle import loader as oracle_mod
-from suitegen.build import registry
+from suitegen.build import observe, registry
 from suitegen.build import toolchain as tc_mod
-from suitegen.build.compile import DEFAULT_TIMEOUT, compile_case, program_path
-from suitegen.execute.checks import CHECKS
-from suitegen.execute.programs import DEFAULT_EXEC_TIMEOUT, FatbinRunner, GpuPool, run_program
-from suitegen.judge.verdicts import expectation_for, judge, make_env, unsupported_reason
-from suitegen.model import Case, Config, Expect, Mode, Record, Std, Toolchain, arch_number
 from suitegen.cases.render import Renderer
-
-DEFAULT_STDS = ("c++11", "c++14", "c++17", "c++20")
-DEFAULT_ARCHS = ("sm_80", "sm_90")
+from suitegen.engine.options import RunOptions
+from suitegen.execute.fatbin import FatbinRunner
+from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
+from suitegen.model import Case, Config, Mode, ObservedConfig, Std, Toolchain, arch_number
+from suitegen.oracle import loader as oracle_mod
 
 
 @dataclass
 class Session:
-    """What is loaded and probed once per process: oracle, cases, toolchains, GPU."""
+    """What is loaded and probed once per process: oracle, cases, toolchains, GPU, observed configs."""
 
     oracle: oracle_mod.Oracle
     cases: list[Case]
     toolchains: list[Toolchain]
     features: dict[str, frozenset[str]]  # toolchain fingerprint -> detected features
-    gpu: tc_mod.GpuInfo
-    timeout: float = DEFAULT_TIMEOUT
-    execution_skipped: str | None = field(default=None)  # None: runtime cases are executed
+    gpu: GpuInfo
+    options: RunOptions
+    execution_skipped: str | None = None  # None: runtime cases are executed
     gpus: GpuPool | None = None
-    exec_timeout: float = DEFAULT_EXEC_TIMEOUT
     fatbin: FatbinRunner | None = None
+    _observed: dict = field(default_factory=dict)
+    _observing: threading.Lock = field(default_factory=threading.Lock)
+
+    def observed(self, config: Config, case: Case) -> ObservedConfig:
+        """Return what a build of this case's kind under this config does (probed once per process)."""
+        flags = build_flags(config, case)
+        key = (config.toolchain.fingerprint, config.std, config.arch, flags)
+        with self._observing:
+            lock = self._observed.setdefault(("lock", key), threading.Lock())
+        with lock:
+            if key not in self._observed:
+                self._observed[key] = observe.observe(config.toolchain, config.std, config.arch, flags,
+                                                      timeout=self.options.timeout)
+        return self._observed[key]
+
+    def unhonoured(self, config: Config, case: Case) -> str | None:
+        """Return how the toolchain departs from the config for this case, or None if it honours it."""
+        return observe.mismatch(self.observed(config, case), config.std, config.arch, build_flags(config, case))
+
+    def close(self) -> None:
+        if self.fatbin is not None:
+            self.fatbin.close()
+
+
+def build_flags(config: Config, case: Case) -> tuple[str, ...]:
+    """Return the flags a case is built with beyond -std and the arch: the config's, the case's, its mode's."""
+    rdc = ("-rdc=true",) if case.variant.mode is Mode.RDC_LINK else ()
+    return (*config.flags, *case.variant.flags, *rdc)
 
 
 def select_rules(rules, patterns: Sequence[str]):
@@ -48,43 +69,40 @@ def select_rules(rules, patterns: Sequence[str]):
                                     for p in patterns)]
 
 
-def load_rules(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()):
+def load_rules(opts: RunOptions):
     """Load the oracle, select rules and check their templates; return (oracle, rules, renderer)."""
-    orc = oracle_mod.load(oracle_dir)
-    rules = select_rules(orc.rules, patterns)
-    renderer = Renderer(templates_dir) if templates_dir else Renderer()
+    orc = oracle_mod.load(opts.oracle)
+    rules = select_rules(orc.rules, opts.rules)
+    renderer = Renderer(opts.templates)
     renderer.check_templates(rules)
     return orc, rules, renderer
 
 
-def load_cases(oracle_dir=None, templates_dir=None, patterns: Sequence[str] = ()):
+def load_cases(opts: RunOptions):
     """Load the oracle and render the selected rules' cases; raises on any malformed input."""
-    orc, rules, renderer = load_rules(oracle_dir, templates_dir, patterns)
+    orc, rules, renderer = load_rules(opts)
     return orc, renderer.render_all(rules)
 
 
-def open_session(nvcc: Sequence[str] = (), oracle_dir=None, templates_dir=None,
-                 patterns: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
-                 no_exec: bool = False, exec_timeout: float = DEFAULT_EXEC_TIMEOUT,
-                 cases: Sequence[Case] | None = None, toolchains_file: str | None = None) -> Session:
+def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Session:
     """Load and validate everything, probe the toolchains and the GPU; raise before any compile."""
     if cases is None:
-        orc, cases = load_cases(oracle_dir, templates_dir, patterns)
+        orc, cases = load_cases(opts)
     else:
-        orc = oracle_mod.load(oracle_dir)
-    toolchains = probe_toolchains(nvcc, toolchains_file)
-    gpu = tc_mod.detect_gpu()
+        orc = oracle_mod.load(opts.oracle)
+    toolchains = probe_toolchains(opts.nvcc, opts.toolchains)
+    gpu = detect_gpu()
     features = {t.fingerprint: tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
                 for t in toolchains}
     skipped = None
-    if no_exec:
+    if opts.no_exec:
         skipped = "execution disabled (--no-exec)"
     elif not gpu.available:
         skipped = f"no GPU: {gpu.reason}"
     gpus = None if skipped else GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices)
     return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
-                   timeout=timeout, execution_skipped=skipped, gpus=gpus, exec_timeout=exec_timeout,
-                   fatbin=FatbinRunner(gpus, exec_timeout) if gpus else None)
+                   options=opts, execution_skipped=skipped, gpus=gpus,
+                   fatbin=FatbinRunner(gpus, opts.exec_timeout) if gpus else None)
 
 
 def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = None) -> list[Toolchain]:
@@ -110,24 +128,7 @@ def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = No
     return out
 
 
-def parse_list(values: Iterable[str] | None, default: Sequence[str]) -> list[str]:
-    """Split comma-separated, repeatable option values into one de-duplicated list."""
-    out: list[str] = []
-    for value in values or ():
-        for part in value.split(","):
-            part = part.strip()
-            if part and part not in out:
-                out.append(part)
-    return out or list(default)
-
-
-def make_configs(toolchains: Sequence[Toolchain], stds: Sequence[str] = DEFAULT_STDS,
-                 archs: Sequence[str] = DEFAULT_ARCHS, flag_sets: Sequence[str] = ("",)) -> list[Config]:
-    """Return the run matrix from option lists: toolchains x -std x arch x flag sets."""
-    return configs_for(toolchains, matrix.from_options(stds, archs, flag_sets))
-
-
-def configs_for(toolchains: Sequence[Toolchain], prof: matrix.Profile) -> list[Config]:
+def configs_for(toolchains: Sequence[Toolchain], prof) -> list[Config]:
     """Return the run matrix of a profile. Raises ValueError on a bad -std or arch."""
     std_levels = sorted({Std.parse(s) for s in prof.stds})
     for a in prof.archs:
@@ -137,32 +138,15 @@ def configs_for(toolchains: Sequence[Toolchain], prof: matrix.Profile) -> list[C
 
 
 def plan(cases: Sequence[Case], configs: Sequence[Config]) -> list[tuple[Case, Config]]:
-    """Return every (case, config) pair whose flag set applies to the case's section, in a stable order."""
+    """Return every (case, config) item whose flag set applies to the case's section, in a stable order."""
     return [(c, cfg) for c in cases for cfg in configs if cfg.applies_to(c.rule.section)]
+
+
+def item_name(case: Case, config: Config, several_toolchains: bool = False) -> str:
+    """Return an item's name: ``rule[variant,config]``, with the toolchain when a run has several."""
+    parts = [case.variant.name, *([config.toolchain.label] if several_toolchains else []), config.id]
+    return f"{case.rule.id}[{','.join(parts)}]"
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def run_one(session: Session, case: Case, config: Config) -> Record:
-    """Compile (if applicable), run (if a runtime case and a GPU is here) and judge one case."""
-    started = now()
-    env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
-    result = execution = None
-    if unsupported_reason(case, env) is None:
-        with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
-            folder = Path(tmp)
-            result = compile_case(case, config, folder, timeout=session.timeout)
-            program = program_path(case, folder)
-            runtime = expectation_for(case, env).expect is Expect.RUNTIME
-            if runtime and result.outcome.accepted and program and session.gpus is not None:
-                if case.variant.mode is Mode.FATBIN:
-                    check = CHECKS[case.variant.check](case.variant.params)
-                    execution = session.fatbin.run(program, check)
-                else:
-                    execution = run_program(program, folder, session.exec_timeout, session.gpus.take())
-    judgement = judge(case, config, env, result, session.oracle.deviations,
-                      execution_skipped=session.execution_skipped, execution=execution)
-    return Record(case=case, config=config, judgement=judgement, result=result, started=started,
-                  execution=execution)

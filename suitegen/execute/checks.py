@@ -1,9 +1,14 @@
-"""Python-side oracles for device-only (cubin) cases: the launch to make and the values to expect."""
+"""Python-side oracles for device-only (cubin) cases: the launch to make and the values to expect.
+
+A fatbin variant names its check (``check = "expression_values"``); each is registered with
+``@hooks.check`` under its function name.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
+from suitegen import hooks
 from suitegen.cases import expressions
 from suitegen.model import FROZEN
 
@@ -28,6 +33,7 @@ class DeviceCheck:
                 enumerate(zip(self.expected, got)) if not expressions.same(want, have)]
 
 
+@hooks.check
 def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
     """Evaluate the expression in Python for each input pair: that is the expected device output."""
     kind, tree, pairs = params["type"], params["expr"], params["inputs"]
@@ -36,6 +42,3 @@ def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
     b = [conv(p[1]) for p in pairs]
     return DeviceCheck(kernel="sg_eval", inputs=[(DTYPES[kind], a), (DTYPES[kind], b)], out=DTYPES[kind],
                        expected=[expressions.evaluate(tree, kind, x, y) for x, y in zip(a, b)])
-
-
-CHECKS: dict[str, Callable[[Mapping[str, Any]], DeviceCheck]] = {"expression_values": expression_values}

@@ -7,29 +7,13 @@ import sys
 from pathlib import Path
 
 from suitegen import __version__
-from suitegen.oracle.loader import OracleError
-from suitegen.cases.render import RenderError
 from suitegen.build.toolchain import ToolchainError
+from suitegen.cases.render import RenderError
+from suitegen.engine import options
+from suitegen.oracle.loader import OracleError
+from suitegen.report.run_folder import RunFolderBusy
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-def _matrix_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--nvcc", action="append", default=[], metavar="PATH",
-                   help="nvcc to test (repeatable); default: CUDA_HOME, CUDA_PATH, then PATH")
-    p.add_argument("--std", action="append", metavar="LIST", help="-std levels, comma-separated "
-                   "(default c++11,c++14,c++17,c++20)")
-    p.add_argument("--arch", action="append", metavar="LIST", help="arch targets, comma-separated "
-                   "(default sm_80,sm_90)")
-    p.add_argument("--flags", action="append", metavar="FLAGS",
-                   help="an extra flag set, e.g. '--extended-lambda' (repeatable: one config each)")
-    p.add_argument("--rules", action="append", default=[], metavar="PATTERN",
-                   help="glob over rule ids and section keys (repeatable)")
-    p.add_argument("--profile", metavar="NAME", help="matrix profile (quick, default, nightly; see --matrix)")
-    p.add_argument("--matrix", metavar="FILE", help="matrix profiles file (default: suitegen/matrix.toml)")
-    p.add_argument("--toolchains", metavar="FILE", help="toolchains file: name = \"path\" per line")
-    p.add_argument("--oracle", metavar="DIR", help="oracle folder (default: the repo's oracle/)")
-    p.add_argument("--templates", metavar="DIR", help="templates folder (default: the repo's templates/)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,37 +22,33 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="generate, compile and judge every case across the matrix")
-    _matrix_options(run)
-    run.add_argument("--out", metavar="DIR", help="run folder (default reports/<run-id>)")
+    options.add_arguments(run, "run")
+    run.add_argument("--out", metavar="DIR", help="run folder (default ./reports/<run-id>)")
     run.add_argument("-j", "--jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
-    run.add_argument("--no-exec", action="store_true", help="compile only; never run on a GPU")
-    run.add_argument("--resume", metavar="RUN", help="continue a run (its id under reports/, or its folder)")
-    run.add_argument("--timeout", type=float, default=120.0, help="seconds per compile (default 120)")
-    run.add_argument("--exec-timeout", type=float, default=60.0, help="seconds per program run on the GPU "
-                     "(default 60)")
+    run.add_argument("--resume", metavar="RUN", help="continue a run (its id under ./reports, or its folder)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     run.add_argument("--corpus", metavar="DIR", help="run a materialised corpus (generated/<name>) "
                      "instead of the oracle's fixed cases")
     run.add_argument("--baseline", metavar="FILE", help="compare with an accepted baseline; exit 1 on regressions")
+    run.add_argument("--list", action="store_true", help="print the (case, config) items this run would judge "
+                     "and exit")
 
     rules = sub.add_parser("rules", help="list the oracle's rules")
+    options.add_arguments(rules, "rules")
     rules.add_argument("--json", action="store_true", help="machine-readable output")
     rules.add_argument("--coverage", action="store_true", help="per section: rules, variants by kind, cases, "
                        "and what is unsupported here and why")
-    rules.add_argument("--nvcc", action="append", default=[], metavar="PATH")
-    rules.add_argument("--profile", metavar="NAME", help="matrix profile the coverage is judged on")
-    rules.add_argument("--rules", action="append", default=[], metavar="PATTERN")
-    rules.add_argument("--oracle", metavar="DIR")
-    rules.add_argument("--templates", metavar="DIR")
+    rules.add_argument("--hooks", action="store_true", help="the predicates, selectors, strategies, device checks "
+                       "and detected features oracle files can name")
 
     gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
-    _matrix_options(gen)
+    options.add_arguments(gen, "generate")
     gen.add_argument("--out", required=True, metavar="DIR", help="e.g. generated/<name>")
     gen.add_argument("--seed", type=int, default=None, help="seed for drawn cases (default: the nightly seed)")
     gen.add_argument("--count", type=int, default=0, help="drawn cases on top of every oracle variant")
 
     exp = sub.add_parser("explore", help="search for programs where nvcc and the oracle disagree; shrink them")
-    _matrix_options(exp)
+    options.add_arguments(exp, "explore")
     exp.add_argument("--budget", type=float, default=10.0, help="minutes to search (default 10)")
     exp.add_argument("--examples", type=int, default=200, help="most programs to try per generative variant")
     exp.add_argument("--out", metavar="DIR", help="where reproducers go (default reports/explore-<time>)")
@@ -80,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = tcp.add_subparsers(dest="toolchain_command", required=True)
     tadd = tsub.add_parser("add", help="install nvidia-cuda-nvcc==VERSION into the cache and register it")
     tadd.add_argument("version")
-    tsub.add_parser("list", help="registered toolchains and the nvcc on PATH")
+    tlist = tsub.add_parser("list", help="registered toolchains and the nvcc on PATH")
+    tlist.add_argument("--dialects", action="store_true", help="also probe which -std values each honours "
+                       "with its host compiler (cached per fingerprint)")
 
     dif = sub.add_parser("diff", help="compare two runs case by case; exit 1 on regressions")
     dif.add_argument("before", help="run id or folder (or a baseline .json)")
@@ -95,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="rewrite a run's summary, JUnit, page and reproducers from its records")
     rep.add_argument("run", help="run id under reports/, or its folder")
-    rep.add_argument("--oracle", metavar="DIR")
+    options.add_arguments(rep, "report")
 
     ju = sub.add_parser("junit", help="JUnit XML tools")
     jsub = ju.add_subparsers(dest="junit_command", required=True)
@@ -128,17 +110,20 @@ def main(argv: list[str] | None = None) -> int:
             from suitegen.engine.explore import explore_command
             return explore_command(args)
         return generate_command(args)
-    except (OracleError, RenderError, ToolchainError, ValueError) as exc:
+    except (OracleError, RenderError, ToolchainError, RunFolderBusy, ValueError) as exc:
         print(f"suitegen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
 
 def rules_command(args) -> int:
     from suitegen.engine.session import load_cases
-    orc, cases = load_cases(args.oracle, args.templates, args.rules)
+    if args.hooks:
+        return hooks_command(args)
+    opts = options.from_namespace(args)
+    orc, cases = load_cases(opts)
     if args.coverage:
         from suitegen.engine.coverage import coverage, coverage_table
-        rows = coverage(orc, cases, args.nvcc, args.profile or "default")
+        rows = coverage(orc, cases, opts.nvcc, opts.profile or "default", opts.matrix)
         print(json.dumps(rows, indent=2) if args.json else coverage_table(rows))
         return EXIT_OK
     by_rule: dict[str, list] = {}
@@ -165,24 +150,40 @@ def rules_command(args) -> int:
     return EXIT_OK
 
 
+def hooks_command(args) -> int:
+    from suitegen import hooks
+    rows = hooks.describe()
+    if args.json:
+        print(json.dumps([dict(zip(("kind", "name", "doc", "module"), r)) for r in rows], indent=2))
+        return EXIT_OK
+    kind = None
+    for k, name, doc, module in rows:
+        if k != kind:
+            kind = k
+            print(f"{hooks.PLURALS[k]}:")
+        print(f"  {name:<36} {doc}  ({module})")
+    return EXIT_OK
+
+
 def generate_command(args) -> int:
     import time
+    from suitegen.build.compile import command
+    from suitegen.cases.compose import DEFAULT_SEED, corpus
     from suitegen.cases.corpus import write_corpus
     from suitegen.engine.session import configs_for, load_rules
-    from suitegen.cases.compose import DEFAULT_SEED, corpus
     from suitegen.model import Toolchain
-    from suitegen.engine.run import profile_from_args
     start = time.monotonic()
-    _, rules, renderer = load_rules(args.oracle, args.templates, args.rules)
+    opts = options.from_namespace(args)
+    _, rules, renderer = load_rules(opts)
     seed = DEFAULT_SEED if args.seed is None else args.seed
     cases = corpus(renderer, rules, seed=seed, count=args.count)
     # The manifest's commands name plain 'nvcc': a corpus is not tied to one toolchain.
     tc = Toolchain(nvcc="nvcc", version=(0,), version_text="", host_compiler="", host_version="",
                    fingerprint="any")
-    configs = configs_for([tc], profile_from_args(args))
+    configs = configs_for([tc], options.resolve_profile(opts))
     out = Path(args.out)
-    write_corpus(cases, out, configs, extra={"suitegen": __version__, "seed": seed, "count": args.count,
-                                            "rules": args.rules})
+    write_corpus(cases, out, configs, command_for=command,
+                 extra={"suitegen": __version__, "seed": seed, "count": args.count, "rules": list(opts.rules)})
     drawn = len(cases) - sum(len(r.variants) for r in rules)
     print(f"wrote {len(cases)} cases ({drawn} drawn, seed {seed}) to {out} in {time.monotonic() - start:.1f}s")
     return EXIT_OK
@@ -191,8 +192,8 @@ def generate_command(args) -> int:
 def report_command(args) -> int:
     from suitegen.oracle import loader as oracle
     from suitegen.report.outputs import publish
+    from suitegen.report.run_folder import find_run
     from suitegen.report.summary import table
-    from suitegen.engine.run import find_run
     folder = find_run(args.run)
     summary = publish(folder, oracle.load(args.oracle).sections)
     print(table(summary))
@@ -218,14 +219,21 @@ def toolchain_command(args) -> int:
         rows.append((name, e["version"], e["fingerprint"], e["nvcc"]))
     for row in rows:
         print("  ".join(str(c) for c in row))
+        if args.dialects and row[2] != "-":
+            print("    " + _dialects(row[3]))
     return EXIT_OK
+
+
+def _dialects(nvcc: str) -> str:
+    """Return which -std values a toolchain honours with its host compiler, one word each."""
+    from suitegen.build import observe, toolchain
+    found = observe.honoured_stds(toolchain.probe(nvcc))
+    return "  ".join(f"{std.value}: " + ("honoured" if why is None else f"no ({why})") for std, why in found.items())
 
 
 def load_results(name: str) -> tuple[list[dict], str]:
     """Return the records of a run (id or folder) or of a baseline file, and a label."""
-    from pathlib import Path
-    from suitegen.report.run_folder import read_records
-    from suitegen.engine.run import find_run
+    from suitegen.report.run_folder import find_run, read_records
     path = Path(name)
     if path.is_file() and path.suffix == ".json":
         return json.loads(path.read_text())["results"], path.name
@@ -244,11 +252,11 @@ def diff_command(args) -> int:
 
 
 def baseline_command(args) -> int:
-    from pathlib import Path
+    from suitegen import resources
     from suitegen.report import diff
     records, label = load_results(args.run)
     tcs = sorted({r["config"]["toolchain"] for r in records})
-    out = Path(args.out or f"reports/baseline-{'+'.join(tcs) or 'empty'}.json")
+    out = Path(args.out or resources.REPORTS / f"baseline-{'+'.join(tcs) or 'empty'}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"run": label, "toolchains": tcs, "results": diff.baseline_records(records)},
                               indent=1) + "\n")

@@ -1,15 +1,31 @@
-"""A pure function from expectation, outcome and config to a verdict."""
+"""The judge, in two pure steps: ``prepare`` before the build, ``verdict`` after it.
+
+``prepare`` says whether the item is judged at all (UNSUPPORTED: the config does not meet the
+rule's conditions; UNRESOLVED: the config was not honoured) and what the guide expects.
+``verdict`` compares what the toolchain (and the GPU) did with that expectation and the
+recorded deviations.
+"""
 from __future__ import annotations
 
-import fnmatch
 import re
+from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Iterable
+from typing import Callable, Iterable
 
+from suitegen import hooks
+from suitegen.judge import deviations as devs
+from suitegen.model import (FROZEN, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult, ExecStatus,
+                            Expect, Expectation, Judgement, Mode, Outcome, PHASE_GROUPS, Verdict)
 from suitegen.oracle.conditions import Env, flag_features
-from suitegen.oracle.definitions import PREDICATES, SELECTORS
-from suitegen.model import (Case, CompileResult, ExecResult, ExecStatus, Config, Deviation, Diagnostic, Expect, Expectation,
-                    Judgement, Mode, Outcome, PHASE_GROUPS, Verdict)
+
+
+@dataclass(**FROZEN)
+class Preparation:
+    """What the judge decided before the build: a final judgement, or the expectation to build for."""
+
+    env: Env
+    expectation: Expectation | None = None
+    final: Judgement | None = None  # UNSUPPORTED or UNRESOLVED: nothing is built
 
 
 def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
@@ -32,10 +48,29 @@ def expectation_for(case: Case, env: Env) -> Expectation:
     variant = case.variant
     if variant.predicate is None:
         return variant.expectation
-    expect = PREDICATES[variant.predicate](variant.params, env)
+    expect = hooks.get("predicate", variant.predicate)(variant.params, env)
     if expect is Expect.REJECT:
         return variant.expectation
     return Expectation(expect=expect)
+
+
+def prepare(case: Case, config: Config, features: Iterable[str],
+            unhonoured: Callable[[], str | None] = lambda: None) -> Preparation:
+    """Return the judge's decision before the build.
+
+    ``unhonoured`` is asked only for items that are judged at all; it returns what the toolchain did
+    instead of the config asked for (a dialect it ignored, say), or None.
+    """
+    env = make_env(config, case, features)
+    reason = unsupported_reason(case, env)
+    if reason is not None:
+        return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, reason=reason))
+    exp = expectation_for(case, env)
+    instead = unhonoured()
+    if instead is not None:
+        return Preparation(env=env, final=Judgement(verdict=Verdict.UNRESOLVED, expected=exp,
+                                                    reason=f"config not honoured: {instead}"))
+    return Preparation(env=env, expectation=exp)
 
 
 def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...]) -> bool:
@@ -77,58 +112,11 @@ def compare(exp: Expectation, case: Case, result: CompileResult) -> tuple[Verdic
             return Verdict.PASS, "rejected as expected"
         return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
                               f"{where}): {_first(result.diagnostics)}")
-    # WARN
-    if not out.accepted:
+    if not out.accepted:  # WARN
         return Verdict.FAIL, f"expected a warning, rejected: {_first(result.diagnostics)}"
     if any(matches(d, exp, case, ("warning",)) for d in result.diagnostics):
         return Verdict.PASS, "warned as expected"
     return Verdict.FAIL, f"expected warning /{exp.diagnostic}/{where}, got: {_first(result.diagnostics, ('warning',))}"
-
-
-def _subset(want, have) -> bool:
-    if isinstance(want, dict):
-        return isinstance(have, dict) and all(k in have and _subset(v, have[k]) for k, v in want.items())
-    return want == have
-
-
-def _disagrees(dev: Deviation, exp: Expectation) -> bool:
-    """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here)."""
-    if dev.run:
-        return exp.expect is Expect.RUNTIME
-    if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
-        return not dev.observed.accepted
-    if exp.expect is Expect.WARN:
-        return dev.observed is not Outcome.ACCEPTED_WITH_WARNINGS
-    return True  # a rejection expected: accepting it, or rejecting it for another reason, both disagree
-
-
-DERIVED = re.compile(r"\.(gen|composed)-[0-9a-f]+$")
-
-
-def _names(case: Case) -> tuple[str, ...]:
-    """The variant's name, and for a drawn or composed variant also the name of the variant it came from."""
-    base = DERIVED.sub("", case.variant.name)
-    return (case.variant.name, base) if base != case.variant.name else (case.variant.name,)
-
-
-def find_deviations(case: Case, env: Env, deviations: Iterable[Deviation], exp: Expectation) -> list[Deviation]:
-    """Return the recorded deviations that cover this case under this env and contradict its expectation."""
-    names = _names(case)
-    return [dev for dev in deviations
-            if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
-            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)
-            and (not dev.select or SELECTORS[dev.select](case.variant.params))]
-
-
-def _deviation_shows(dev: Deviation, result: CompileResult) -> bool:
-    if dev.observed is Outcome.ACCEPTED:
-        # "nvcc accepts it": warnings about something else (another fragment, say) do not change that.
-        return result.outcome.accepted
-    if result.outcome is not dev.observed:
-        return False
-    if not dev.match:
-        return True
-    return any(re.search(dev.match, d.message) for d in result.diagnostics)
 
 
 def judge_execution(execution: ExecResult | None, skipped: str | None) -> tuple[Verdict, str]:
@@ -143,43 +131,47 @@ def judge_execution(execution: ExecResult | None, skipped: str | None) -> tuple[
     return Verdict.FAIL, f"{execution.status.value}{where}: {execution.detail}"
 
 
-def judge(case: Case, config: Config, env: Env, result: CompileResult | None,
-          deviations: Iterable[Deviation] = (), execution_skipped: str | None = None,
-          execution: ExecResult | None = None) -> Judgement:
-    """Return the verdict for one case under one config.
+def _stale(dev: Deviation, exp: Expectation, why: str) -> Judgement:
+    return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({dev.seen}): {why}",
+                     expected=exp, deviation=dev)
 
-    ``result`` is None only when the case was not compiled because it is unsupported here.
-    ``execution`` is the run of a runtime case; ``execution_skipped`` says why there was none.
+
+def _runtime_verdict(prep: Preparation, case: Case, deviations, execution, skipped) -> Judgement:
+    exp = prep.expectation
+    verdict, why = judge_execution(execution, skipped)
+    runs = [d for d in devs.covering(case, prep.env, deviations, exp) if d.run] if execution else []
+    if verdict is Verdict.FAIL:
+        shown = [d for d in runs if devs.shows_in_run(d, execution)]
+        if shown:
+            return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
+                             deviation=shown[0])
+    elif verdict is Verdict.PASS and runs:
+        return _stale(runs[0], exp, why)
+    return Judgement(verdict=verdict, reason=why, expected=exp)
+
+
+def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviations: Iterable[Deviation] = (),
+            execution: ExecResult | None = None, execution_skipped: str | None = None) -> Judgement:
+    """Return the verdict for one prepared item from its build (and, for a runtime case, its run).
+
+    ``execution_skipped`` says why a runtime case that compiled did not run.
     """
-    reason = unsupported_reason(case, env)
-    if reason is not None:
-        return Judgement(verdict=Verdict.UNSUPPORTED, reason=reason)
-    exp = expectation_for(case, env)
+    if prep.final is not None:
+        return prep.final
+    exp = prep.expectation
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
-    verdict, why = compare(exp, case, result)
-    if verdict is Verdict.PASS and exp.expect is Expect.RUNTIME:
-        verdict, why = judge_execution(execution, execution_skipped)
-        runs = [d for d in find_deviations(case, env, deviations, exp) if d.run] if execution else []
-        if verdict is Verdict.FAIL:
-            shown = [d for d in runs if d.run == execution.status.value
-                     and (not d.match or re.search(d.match, execution.detail + execution.output))]
-            if shown:
-                return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
-                                 deviation=shown[0])
-        elif verdict is Verdict.PASS and runs:
-            return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({runs[0].seen}): "
-                             f"{why}", expected=exp, deviation=runs[0])
-        return Judgement(verdict=verdict, reason=why, expected=exp)
-    devs = find_deviations(case, env, deviations, exp) if verdict in (Verdict.PASS, Verdict.FAIL) else []
-    if devs:
-        dev = devs[0]
-        if verdict is Verdict.PASS:
-            return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({dev.seen}): "
-                             f"{why}", expected=exp, deviation=dev)
-        showing = [d for d in devs if _deviation_shows(d, result)]
-        if showing:
-            return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
-                             deviation=showing[0])
-        why += f" (differs from the recorded deviation: {dev.observed.value}: {dev.diagnostic})"
-    return Judgement(verdict=verdict, reason=why, expected=exp)
+    verdict_, why = compare(exp, case, result)
+    if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
+        return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
+    covering = devs.covering(case, prep.env, deviations, exp) if verdict_ in (Verdict.PASS, Verdict.FAIL) else []
+    if not covering:
+        return Judgement(verdict=verdict_, reason=why, expected=exp)
+    if verdict_ is Verdict.PASS:
+        return _stale(covering[0], exp, why)
+    showing = [d for d in covering if devs.shows_in_build(d, result)]
+    if showing:
+        return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp, deviation=showing[0])
+    dev = covering[0]
+    return Judgement(verdict=verdict_, expected=exp,
+                     reason=why + f" (differs from the recorded deviation: {dev.observed.value}: {dev.diagnostic})")

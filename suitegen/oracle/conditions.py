@@ -1,27 +1,20 @@
 """Boolean conditions over parameters and features, e.g. ``std>=c++17 && !windows``.
 
 Parameters are compared (``std``, ``arch``, ``nvcc``); features are present or not
-(detected ones like ``linux`` or ``host-gcc``, and flags like ``extended-lambda``).
+(detected ones like ``linux`` or ``host-gcc``, probed ones like ``has-int128``, and flags like
+``extended-lambda``).
 Expressions are parsed when the oracle loads, so a typo fails at once.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from suitegen import hooks
 from suitegen.model import FROZEN, Std, arch_number
-
-KNOWN_FEATURES = frozenset({
-    "linux", "windows", "x86_64", "aarch64",
-    "host-gcc", "host-clang", "host-msvc", "host-icc",
-    "gpu", "whole-program", "rdc",
-    "extended-lambda", "relaxed-constexpr",
-    "no-host-device-initializer-list", "no-host-device-move-forward",
-    "has-nvfunctional", "has-float128", "has-int128", "has-libcudacxx",
-    "werror-deprecated", "no-deprecated-warnings",
-})
 
 # nvcc flags that switch a feature on; the feature is what conditions name.
 FLAG_FEATURES = {
@@ -37,12 +30,26 @@ FLAG_FEATURES = {
     "-Wno-deprecated-declarations": "no-deprecated-warnings",
 }
 
+# Features that are not probed: the platform, the host compiler, a GPU, and what flags switch on.
+FIXED_FEATURES = frozenset({
+    "linux", "windows", "x86_64", "aarch64",
+    "host-gcc", "host-clang", "host-msvc", "host-icc",
+    "gpu", "whole-program",
+    *FLAG_FEATURES.values(),
+})
+
 OPS: dict[str, Callable] = {
     ">=": operator.ge, "<=": operator.le, "==": operator.eq,
     "!=": operator.ne, ">": operator.gt, "<": operator.lt,
 }
 PARAMETERS = ("std", "arch", "nvcc")
 TOKEN = re.compile(r"\s*(&&|\|\||!=|>=|<=|==|[!()<>]|[A-Za-z0-9_.+\-]+)")
+
+
+@functools.cache
+def known_features() -> frozenset[str]:
+    """Return every feature a condition may name: the fixed ones and the probed ones (``@hooks.feature``)."""
+    return FIXED_FEATURES | frozenset(hooks.names("feature"))
 
 
 class ConditionError(ValueError):
@@ -140,9 +147,9 @@ def parse(text: str) -> Condition:
             return _comparison(text, tok, take(), take())
         if tok in PARAMETERS or not re.fullmatch(r"[a-z0-9][a-z0-9+\-_.]*", tok):
             raise ConditionError(f"in condition {text!r}: {tok!r} is not a feature")
-        if tok not in KNOWN_FEATURES:
+        if tok not in known_features():
             raise ConditionError(f"in condition {text!r}: unknown feature {tok!r} "
-                                 f"(known: {', '.join(sorted(KNOWN_FEATURES))})")
+                                 f"(known: {', '.join(sorted(known_features()))})")
         return lambda env: tok in env.features
 
     fn = p_or()

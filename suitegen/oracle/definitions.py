@@ -7,8 +7,9 @@ Each predicate takes the variant's params and the config's condition Env and ret
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
+from suitegen import hooks
 from suitegen.model import FROZEN, Expect
 
 CTOR_KINDS = ("implicit", "defaulted", "empty", "params", "init-list", "body", "declared")
@@ -126,6 +127,7 @@ def implicit_member_space(callers: list[str]) -> str:
 
 # --- predicates named by oracle variants: (params, env) -> Expect -------------------------
 
+@hooks.predicate
 def device_variable_of_class(params: Mapping[str, Any], env) -> Expect:
     """A device-side variable of class type is allowed only if its ctor and dtor are empty."""
     spec = ClassSpec.from_params(params["cls"])
@@ -136,27 +138,26 @@ def device_variable_of_class(params: Mapping[str, Any], env) -> Expect:
 GUIDE_PARAMETER_LIMIT = 4096  # bytes of __global__ parameters, as the seed states
 
 
+@hooks.predicate
 def kernel_parameters_fit(params: Mapping[str, Any], env) -> Expect:
     """A __global__ function's parameters must fit in the guide's 4 KB of parameter space."""
     return Expect.ACCEPT if sum(params["sizes"]) <= GUIDE_PARAMETER_LIMIT else Expect.REJECT
 
 
-PREDICATES: dict[str, Callable[[Mapping[str, Any], Any], Expect]] = {
-    "device_variable_of_class": device_variable_of_class,
-    "kernel_parameters_fit": kernel_parameters_fit,
-}
-
-
 # --- selectors: which cases a known deviation covers, by their params ---------------------------
 
+@hooks.selector
 def parameters_within_32764(params: Mapping[str, Any]) -> bool:
     """Kernel parameters over the guide's 4 KB but within the 32764 bytes nvcc 12.1+ allows."""
     return GUIDE_PARAMETER_LIMIT < sum(params.get("sizes", ())) <= 32764
 
 
+@hooks.selector
 def plain_class_with_member_initializer(params: Mapping[str, Any]) -> bool:
-    """A class with a member initialiser and nothing else that matters: no bases, no class-type
-    members, an implicit or defaulted constructor, no virtuals, an empty destructor.
+    """A class whose only non-trivial property is a member initialiser.
+
+    That is: no bases, no class-type members, an implicit or defaulted constructor, no virtuals,
+    an empty destructor.
 
     nvcc 13.0 accepts exactly these as device variables (it can initialise them statically); add a
     base, a class member or a user-provided empty constructor and it rejects them as the guide says.
@@ -166,9 +167,3 @@ def plain_class_with_member_initializer(params: Mapping[str, Any]) -> bool:
     c = ClassSpec.from_params(params["cls"])
     return (c.nsdmi and c.base is None and c.member is None and c.ctor in ("implicit", "defaulted")
             and not c.dynamic and destructor_is_empty(c))
-
-
-SELECTORS: dict[str, Callable[[Mapping[str, Any]], bool]] = {
-    "parameters_within_32764": parameters_within_32764,
-    "plain_class_with_member_initializer": plain_class_with_member_initializer,
-}

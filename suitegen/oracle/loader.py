@@ -8,6 +8,7 @@ Layout::
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 import tomllib
@@ -15,11 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from suitegen import resources
+from suitegen import hooks, resources
 from suitegen.oracle import conditions
-from suitegen.oracle.definitions import PREDICATES, SELECTORS
-from suitegen.execute.checks import CHECKS
-from suitegen.cases.strategies import STRATEGIES
 from suitegen.model import FROZEN, Deviation, Expect, Expectation, Mode, Outcome, PHASE_GROUPS, Rule, Variant
 
 
@@ -50,6 +48,7 @@ class Oracle:
     sections: Mapping[str, str]
     rules: tuple[Rule, ...]
     deviations: tuple[Deviation, ...]
+    content_hash: str = ""  # of every file under the root: which oracle a run was judged by
 
     def rule(self, rule_id: str) -> Rule:
         for r in self.rules:
@@ -76,7 +75,16 @@ def load(root: Path | str | None = None) -> Oracle:
     deviations: list[Deviation] = []
     for path in sorted((root / "deviations").rglob("*.toml")):
         deviations.extend(load_deviations(path, seen))
-    return Oracle(root=root, sections=sections, rules=tuple(rules), deviations=tuple(deviations))
+    return Oracle(root=root, sections=sections, rules=tuple(rules), deviations=tuple(deviations),
+                  content_hash=content_hash(root))
+
+
+def content_hash(root: Path) -> str:
+    """Return a hash of every oracle file's path and bytes."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.toml")):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def _read_toml(path: Path) -> dict:
@@ -186,8 +194,8 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
         raise OracleError(path, f"variant {name_fmt!r}: give exactly one of expect / predicate",
                           rule=rid, field="expect")
     predicate = raw.get("predicate")
-    if predicate is not None and predicate not in PREDICATES:
-        raise OracleError(path, f"unknown predicate {predicate!r} (known: {sorted(PREDICATES)})",
+    if predicate is not None and predicate not in hooks.names("predicate"):
+        raise OracleError(path, f"unknown predicate {predicate!r} (known: {hooks.names('predicate')})",
                           rule=rid, field="predicate")
     expectation = None if predicate else _expectation(path, rid, raw, None)
     if predicate and "phase" not in raw:
@@ -205,15 +213,15 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
         raise OracleError(path, f"variant {name_fmt!r}: a runtime variant builds a program: "
                           "set mode = \"link\" or \"rdc-link\"", rule=rid, field="mode")
     check = raw.get("check")
-    if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in CHECKS):
+    if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in hooks.names("check")):
         raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check from "
-                          f"{sorted(CHECKS)} (and only a fatbin variant does)", rule=rid, field="check")
+                          f"{hooks.names('check')} (and only a fatbin variant does)", rule=rid, field="check")
     requires = _condition(raw.get("requires"), path, rid, "requires")
     strategies = _get(raw, "strategies", dict, path, rid, default={})
     for param, strat in strategies.items():
-        if strat not in STRATEGIES:
+        if strat not in hooks.names("strategy"):
             raise OracleError(path, f"variant {name_fmt!r}: unknown strategy {strat!r} for {param!r} "
-                              f"(known: {sorted(STRATEGIES)})", rule=rid, field="strategies")
+                              f"(known: {hooks.names('strategy')})", rule=rid, field="strategies")
         if param not in params and param not in matrix:
             raise OracleError(path, f"variant {name_fmt!r}: strategy for {param!r}, which has no default "
                               "value in params", rule=rid, field="strategies")
@@ -300,8 +308,8 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         if run and run not in RUN_STATUSES:
             raise OracleError(path, f"run must be one of {RUN_STATUSES}", rule=rid, field="run")
         select = raw.get("select", "")
-        if select and select not in SELECTORS:
-            raise OracleError(path, f"unknown selector {select!r} (known: {sorted(SELECTORS)})", rule=rid,
+        if select and select not in hooks.names("selector"):
+            raise OracleError(path, f"unknown selector {select!r} (known: {hooks.names('selector')})", rule=rid,
                               field="select")
         params = raw.get("params", {})
         if not isinstance(params, dict):

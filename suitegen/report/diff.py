@@ -6,8 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-GOOD = {"PASS", "XFAIL", "XPASS", "UNSUPPORTED"}
-BAD = {"FAIL", "UNRESOLVED"}
+from suitegen.model import Verdict
+
+
+def _fails(verdict: str) -> bool:
+    return Verdict(verdict).is_failure
 
 
 def key(r: Mapping) -> tuple:
@@ -110,9 +113,12 @@ def _kinds(old: dict, new: dict) -> list[str]:
         if old["verdict"] == "XFAIL" and new["verdict"] == "FAIL" and _same_behaviour(old, new):
             # The toolchain behaves as before; only the deviation is not recorded for the new one.
             kinds.append("unrecorded")
-        elif old["verdict"] in GOOD and new["verdict"] in BAD:
+        elif old["verdict"] == "XFAIL" and new["verdict"] == "XPASS":
+            # The toolchain now does what the guide says; the deviation record is stale.
+            kinds.append("fix")
+        elif not _fails(old["verdict"]) and _fails(new["verdict"]):
             kinds.append("regression")
-        elif old["verdict"] in BAD and new["verdict"] in GOOD:
+        elif _fails(old["verdict"]) and not _fails(new["verdict"]):
             kinds.append("fix")
         else:
             kinds.append("verdict")

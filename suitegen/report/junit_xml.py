@@ -12,15 +12,21 @@ PROPERTIES = ("rule", "section", "variant", "toolchain", "fingerprint", "nvcc_ve
               "flags", "gpu", "verdict")
 
 
-def _properties(r: dict) -> Properties:
+def properties(r: dict) -> list[tuple[str, str]]:
+    """Return the (name, value) properties of one record, for JUnit files and pytest's user_properties."""
     cfg = r["config"]
     values = {"rule": r["rule"], "section": r["section"], "variant": r["variant"],
               "toolchain": cfg["toolchain"], "fingerprint": cfg["fingerprint"],
               "nvcc_version": cfg["nvcc_version"], "std": cfg["std"], "arch": cfg["arch"],
-              "flags": " ".join(cfg["flags"] + cfg.get("case_flags", [])), "gpu": r.get("gpu") or "", "verdict": r["verdict"]}
+              "flags": " ".join(cfg["flags"] + cfg.get("case_flags", [])), "gpu": r.get("gpu") or "",
+              "verdict": r["verdict"]}
+    return [(name, str(values[name])) for name in PROPERTIES]
+
+
+def _properties(r: dict) -> Properties:
     props = Properties()
-    for name in PROPERTIES:
-        props.add_property(Property(name, str(values[name])))
+    for name, value in properties(r):
+        props.add_property(Property(name, value))
     return props
 
 
@@ -38,8 +44,8 @@ def _evidence(r: dict) -> str:
     return "\n".join(lines)
 
 
-def testcase(r: dict) -> TestCase:
-    """Return the JUnit testcase of one record."""
+def testcase(r: dict, allow_xpass: bool = False) -> TestCase:
+    """Return the JUnit testcase of one record: failures (XPASS too, unless allowed) as failure elements."""
     case = TestCase(f"{r['variant']}[{r['config_id']}]", r["rule"], r.get("duration") or 0.0)
     case.append(_properties(r))
     verdict = r["verdict"]
@@ -51,6 +57,10 @@ def testcase(r: dict) -> TestCase:
         err = Error(r["reason"][:500], "UNRESOLVED")
         err.text = _evidence(r)
         case.result = [err]
+    elif verdict == "XPASS" and not allow_xpass:
+        fail = Failure(r["reason"][:500], "XPASS")
+        fail.text = _evidence(r)
+        case.result = [fail]
     elif verdict == "XFAIL":
         dev = r.get("deviation") or {}
         case.result = [Skipped(f"XFAIL known deviation (seen {dev.get('seen')}): {dev.get('diagnostic', '')}"[:500],
@@ -60,7 +70,7 @@ def testcase(r: dict) -> TestCase:
     return case
 
 
-def build(records: Iterable[dict]) -> JUnitXml:
+def build(records: Iterable[dict], allow_xpass: bool = False) -> JUnitXml:
     """Return JUnit XML: one testsuite per section, or per toolchain x section when there are several."""
     records = list(records)
     several = len({r["config"]["fingerprint"] for r in records}) > 1
@@ -73,15 +83,16 @@ def build(records: Iterable[dict]) -> JUnitXml:
     for name in sorted(grouped):
         suite = suites[name] = TestSuite(name)
         for r in sorted(grouped[name], key=lambda r: (r["case_id"], r["config_id"])):
-            suite.add_testcase(testcase(r))
+            suite.add_testcase(testcase(r, allow_xpass))
         suite.update_statistics()
         xml.add_testsuite(suite)
     xml.update_statistics()
     return xml
 
 
-def write(records: Iterable[dict], path: Path | str) -> Path:
-    xml = build(records)
+def write(records: Iterable[dict], path: Path | str, allow_xpass: bool = False) -> Path:
+    """Write the JUnit file of a run's records."""
+    xml = build(records, allow_xpass)
     xml.write(str(path), pretty=True)
     return Path(path)
 

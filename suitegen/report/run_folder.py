@@ -1,19 +1,71 @@
-"""The run folder: results.jsonl written as results arrive, read back for resume and reports."""
+"""The run folder: results.jsonl written as results arrive, read back for resume and reports.
+
+A run folder belongs to one live run at a time (``RunLock``). Records are unique per (case, config):
+a line cut short by a crash is dropped (and cut off before the next append), and a reader keeps
+the last record of each item.
+"""
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import socket
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-from suitegen.model import Record
+from suitegen import resources
+from suitegen.model import Case, Record
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 CASES = "cases.jsonl"
 META = "run.json"
+LOCK = "run.lock"
+
+
+class RunFolderBusy(RuntimeError):
+    """Another live run holds this run folder."""
+
+
+class RunLock:
+    """An exclusive hold on a run folder while a run is live; the OS releases it if the run dies."""
+
+    def __init__(self, folder: Path | str, owner: str):
+        self.path = Path(folder) / LOCK
+        self.owner = owner
+        self._fh = None
+
+    def acquire(self) -> "RunLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            fh.close()
+            raise RunFolderBusy(f"{self.path.parent} is in use by a live run ({holder}); wait for it to "
+                                "finish or stop it, or choose another folder") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()} on {socket.gethostname()}: {self.owner}, since "
+                 f"{datetime.now(timezone.utc).isoformat(timespec='seconds')}\n")
+        fh.flush()
+        self._fh = fh
+        return self
+
+    def release(self) -> None:
+        if self._fh is not None:
+            self._fh.close()  # closing drops the flock
+            self._fh = None
+
+    def __enter__(self) -> "RunLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 class ResultsFile:
@@ -28,10 +80,11 @@ class ResultsFile:
         data = record.to_json() if isinstance(record, Record) else record
         line = json.dumps(data, sort_keys=True) + "\n"
         # Several processes (xdist workers) may append to the same file: lock each write.
-        with open(self.path, "a", encoding="utf-8") as fh:
+        with open(self.path, "a+b") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
-                fh.write(line)
+                _cut_partial_line(fh)
+                fh.write(line.encode())
                 fh.flush()
                 os.fsync(fh.fileno())
             finally:
@@ -39,7 +92,7 @@ class ResultsFile:
         return data
 
     def read(self) -> list[dict]:
-        """Return every complete record; a line cut short by an interruption is skipped."""
+        """Return every complete record, one per item (the last one written)."""
         return list(read_records(self.path))
 
     def done_keys(self) -> set[tuple[str, str]]:
@@ -47,22 +100,52 @@ class ResultsFile:
         return {(r["case_key"], r["config_key"]) for r in self.read()}
 
 
-def read_records(path: Path) -> Iterator[dict]:
-    """Yield the records of a results.jsonl, warning once about unreadable lines."""
+def _cut_partial_line(fh) -> None:
+    """Truncate a last line that a crash left without its newline, so the next record starts clean."""
+    size = fh.seek(0, os.SEEK_END)
+    if size == 0:
+        return
+    fh.seek(size - 1)
+    if fh.read(1) == b"\n":
+        return
+    pos = size
+    while pos > 0:
+        step = min(4096, pos)
+        fh.seek(pos - step)
+        chunk = fh.read(step)
+        nl = chunk.rfind(b"\n")
+        if nl >= 0:
+            fh.truncate(pos - step + nl + 1)
+            return
+        pos -= step
+    fh.truncate(0)
+
+
+def read_records(path: Path, fields: tuple[str, ...] = ("case_key", "config_key")) -> Iterator[dict]:
+    """Yield the records of a JSON-lines file, one per value of ``fields``, the last written winning.
+
+    Unreadable lines (an interrupted write) are skipped with one warning.
+    """
     if not path.exists():
         return
     bad = 0
-    with open(path, encoding="utf-8") as fh:
+    by_key: dict[tuple, dict] = {}
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             line = line.strip()
             if not line:
                 continue
             try:
-                yield json.loads(line)
+                rec = json.loads(line)
             except json.JSONDecodeError:
                 bad += 1
+                continue
+            key = tuple(rec.get(f) for f in fields)
+            by_key.pop(key, None)  # keep write order, last one wins
+            by_key[key] = rec
     if bad:
         print(f"suitegen: {path}: skipped {bad} incomplete line(s) (an interrupted write)", file=sys.stderr)
+    yield from by_key.values()
 
 
 def write_json(path: Path, data) -> None:
@@ -70,3 +153,25 @@ def write_json(path: Path, data) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     os.replace(tmp, path)
+
+
+def find_run(name: str) -> Path:
+    """Return the folder of a run given its id (under ./reports) or its path."""
+    folder = Path(name)
+    if not folder.is_dir():
+        folder = resources.REPORTS / name
+    if not (folder / META).exists():
+        raise ValueError(f"{name}: no run found ({folder / META} is missing)")
+    return folder
+
+
+def case_entry(case: Case) -> dict:
+    """Return what a report needs of a case: its sources and what it tests."""
+    return {"key": case.key, "id": case.id, "rule": case.rule.id, "section": case.rule.section,
+            "statement": case.rule.statement, "variant": case.variant.name, "files": dict(case.files),
+            "flags": list(case.variant.flags),
+            "violation_line": case.violation_line}
+
+
+def read_cases(folder: Path) -> dict[str, dict]:
+    return {c["key"]: c for c in read_records(folder / CASES, ("key",))}

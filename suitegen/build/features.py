@@ -1,0 +1,74 @@
+"""Toolchain features detected by compiling a probe: each compiles iff the toolchain has the feature.
+
+A probe is a function registered with ``@hooks.feature("name")`` that returns a small CUDA
+source; its docstring says what the feature means. Conditions in oracle files name these
+features (``requires = "has-int128"``); ``detected_features`` says which a toolchain has.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from suitegen import hooks, procs
+from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
+from suitegen.model import Toolchain
+
+
+@hooks.feature("has-nvfunctional")
+def nvfunctional() -> str:
+    """<nvfunctional> is available: nvstd::function can be used in device code."""
+    return "#include <nvfunctional>\n__device__ int f() { nvstd::function<int()> g = [] { return 1; }; return g(); }\n"
+
+
+@hooks.feature("has-int128")
+def int128() -> str:
+    """__int128 is supported in device code."""
+    return "__device__ __int128 f(__int128 x) { return x * 3; }\n"
+
+
+@hooks.feature("has-float128")
+def float128() -> str:
+    """__float128 is supported in host code compiled through nvcc."""
+    return "__float128 f(__float128 x) { return x * 3; }\n"
+
+
+@hooks.feature("has-libcudacxx")
+def libcudacxx() -> str:
+    """libcu++ (<cuda/atomic>) is available: cuda::atomic_thread_fence with a thread scope."""
+    return ("#include <cuda/atomic>\n__device__ void f() { cuda::atomic_thread_fence(cuda::memory_order_seq_cst, "
+            "cuda::thread_scope_device); }\n")
+
+
+def _cache_file(toolchain: Toolchain) -> Path:
+    return cache_root() / "features" / f"{toolchain.fingerprint}.json"
+
+
+def detected_features(toolchain: Toolchain) -> frozenset[str]:
+    """Return the probed features of a toolchain, compiling each probe once per fingerprint (cached).
+
+    A probe that cannot start, fails or times out means the feature is absent. If the run is
+    stopping, ``procs.Stopped`` propagates and nothing is cached.
+    """
+    cache = _cache_file(toolchain)
+    try:
+        return frozenset(json.loads(cache.read_text()))
+    except (OSError, ValueError):
+        pass
+    found = set()
+    with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
+        for name in hooks.names("feature"):
+            (Path(tmp) / f"{name}.cu").write_text(hooks.get("feature", name)())
+            try:
+                done = procs.run([toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c",
+                                  f"{name}.cu", "-o", f"{name}.o"], timeout=PROBE_TIMEOUT, cwd=tmp)
+            except OSError:
+                continue
+            if not done.timed_out and done.returncode == 0:
+                found.add(name)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(sorted(found)))
+    except OSError:
+        pass  # a read-only cache only costs the probes next time
+    return frozenset(found)

@@ -1,0 +1,86 @@
+"""Launches device-only modules (fatbins) through cupy in long-lived GPU worker processes.
+
+Many modules run per worker process; a worker that faults or hangs is killed (its whole process
+group) and replaced, so one bad kernel fails only its own case.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from suitegen import procs
+from suitegen.execute.gpus import GpuPool
+from suitegen.model import ExecResult, ExecStatus
+
+
+class FatbinRunner:
+    """Launches fatbin cases in long-lived cupy worker processes, one per thread, replaced after a fault."""
+
+    def __init__(self, gpus: GpuPool, timeout: float, command: tuple[str, ...] | None = None):
+        self.gpus, self.timeout = gpus, timeout
+        self.command = command or (sys.executable, "-m", "suitegen.execute.gpu_worker")
+        self._local = threading.local()
+        self._all: list[subprocess.Popen] = []
+
+    def _worker(self) -> tuple[subprocess.Popen, tuple[str, str]]:
+        w = getattr(self._local, "worker", None)
+        if w is None or w[0].poll() is not None:
+            gpu = self.gpus.take()
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0])
+            proc = procs.spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, env=env)
+            self._all.append(proc)
+            w = self._local.worker = (proc, gpu)
+        return w
+
+    def run(self, module: Path, check) -> ExecResult:
+        """Launch one module's kernel as ``check`` says and compare with its expected values."""
+        proc, gpu = self._worker()
+        start = time.monotonic()
+        argv = ("suitegen.execute.gpu_worker", str(module), check.kernel)
+        try:
+            proc.stdin.write(json.dumps(check.request(str(module))) + "\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], self.timeout)
+            line = proc.stdout.readline() if ready else None
+        except (BrokenPipeError, OSError):
+            line = ""
+        took = time.monotonic() - start
+        if line is None:
+            self._discard(proc)
+            return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no reply after {self.timeout:g}s",
+                              output="", duration=took, gpu=gpu[1], command=argv)
+        if not line:
+            self._discard(proc)
+            return ExecResult(status=ExecStatus.CRASHED, exit_code=proc.poll(), detail="the GPU worker died",
+                              output="", duration=took, gpu=gpu[1], command=argv)
+        reply = json.loads(line)
+        if not reply["ok"]:
+            self._discard(proc)
+            return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=reply["error"], output=line,
+                              duration=took, gpu=gpu[1], command=argv)
+        bad = check.mismatches(reply["out"])
+        status = ExecStatus.FAILED if bad else ExecStatus.PASSED
+        return ExecResult(status=status, exit_code=0, detail="; ".join(bad[:5]), output=line[-2000:],
+                          duration=took, gpu=gpu[1], command=argv)
+
+    def _discard(self, proc: subprocess.Popen) -> None:
+        procs.kill_group(proc)
+        procs.forget(proc)
+        self._local.worker = None
+
+    def close(self) -> None:
+        for proc in self._all:
+            if proc.poll() is None:
+                proc.stdin.close()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    procs.kill_group(proc)
+            procs.forget(proc)

@@ -1,0 +1,59 @@
+"""Which recorded deviations cover a case, and whether one shows in what the toolchain did."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import Iterable
+
+from suitegen import hooks
+from suitegen.model import Case, CompileResult, Deviation, Expect, Expectation, ExecResult, Outcome
+
+DERIVED = re.compile(r"\.(gen|composed)-[0-9a-f]+$")
+
+
+def _names(case: Case) -> tuple[str, ...]:
+    """The variant's name, and for a drawn or composed variant also the name of the variant it came from."""
+    base = DERIVED.sub("", case.variant.name)
+    return (case.variant.name, base) if base != case.variant.name else (case.variant.name,)
+
+
+def _subset(want, have) -> bool:
+    if isinstance(want, dict):
+        return isinstance(have, dict) and all(k in have and _subset(v, have[k]) for k, v in want.items())
+    return want == have
+
+
+def _disagrees(dev: Deviation, exp: Expectation) -> bool:
+    """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here)."""
+    if dev.run:
+        return exp.expect is Expect.RUNTIME
+    if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
+        return not dev.observed.accepted
+    if exp.expect is Expect.WARN:
+        return dev.observed is not Outcome.ACCEPTED_WITH_WARNINGS
+    return True  # a rejection expected: accepting it, or rejecting it for another reason, both disagree
+
+
+def covering(case: Case, env, deviations: Iterable[Deviation], exp: Expectation) -> list[Deviation]:
+    """Return the recorded deviations that cover this case under this env and contradict its expectation."""
+    names = _names(case)
+    return [dev for dev in deviations
+            if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
+            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)
+            and (not dev.select or hooks.get("selector", dev.select)(case.variant.params))]
+
+
+def shows_in_build(dev: Deviation, result: CompileResult) -> bool:
+    """Return whether a compile-side deviation is what the build did."""
+    if dev.observed is Outcome.ACCEPTED:
+        # "nvcc accepts it": warnings about something else (another fragment, say) do not change that.
+        return result.outcome.accepted
+    if result.outcome is not dev.observed:
+        return False
+    return not dev.match or any(re.search(dev.match, d.message) for d in result.diagnostics)
+
+
+def shows_in_run(dev: Deviation, execution: ExecResult) -> bool:
+    """Return whether a runtime deviation is what the program's run did."""
+    return dev.run == execution.status.value and (
+        not dev.match or re.search(dev.match, execution.detail + execution.output) is not None)

@@ -1,0 +1,51 @@
+"""The wheel: built, installed into a fresh virtual environment outside the checkout, and used from there."""
+import json
+import subprocess
+import sys
+import venv
+
+import pytest
+
+from suitegen.oracle import loader
+
+from conftest import REPO, needs_nvcc
+
+pytestmark = [needs_nvcc, pytest.mark.nvcc, pytest.mark.slow]
+SMALL = "device-memory-space/no-automatic-in-device-function"
+
+
+def sh(*argv, cwd, timeout=600):
+    proc = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{argv}: {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """Return the bin folder of a fresh venv (outside the checkout) with the built wheel installed."""
+    root = tmp_path_factory.mktemp("wheel")
+    sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", root / "dist", REPO, cwd=root)
+    (wheel,) = (root / "dist").glob("suitegen-*.whl")
+    venv.create(root / "venv", with_pip=True)
+    sh(root / "venv" / "bin" / "python", "-m", "pip", "install", "-q", wheel, cwd=root)
+    return root / "venv" / "bin"
+
+
+def test_the_wheel_carries_the_oracle_and_runs_from_anywhere(installed, tmp_path):
+    rules = sh(installed / "suitegen", "rules", "--json", cwd=tmp_path)
+    assert len(json.loads(rules.stdout)) == len(loader.load().rules)
+    out = tmp_path / "run"
+    sh(installed / "suitegen", "run", "--profile", "quick", "--rules", SMALL, "--out", out, "-q", cwd=tmp_path)
+    meta = json.loads((out / "run.json").read_text())
+    assert "site-packages" in meta["oracle"]["root"] and str(REPO) not in meta["oracle"]["root"]
+    assert meta["oracle"]["content_hash"] == loader.load().content_hash, "the wheel ships this oracle"
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    variants = len(next(r for r in loader.load().rules if r.id == SMALL).variants)
+    assert len(records) == variants and all(r["verdict"] in ("PASS", "XFAIL") for r in records)
+
+
+def test_the_installed_plugin_collects_the_packaged_oracle(installed, tmp_path):
+    proc = sh(installed / "python", "-m", "pytest", "--suitegen", "--suitegen-profile", "quick",
+              "--suitegen-rules", SMALL, "--co", "-q", "-p", "no:cacheprovider", cwd=tmp_path)
+    names = [line for line in proc.stdout.splitlines() if "::" in line]
+    assert names and all(SMALL in n for n in names)

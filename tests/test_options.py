@@ -1,0 +1,67 @@
+"""One options layer: the CLI and the pytest plugin take the same words and plan the same items."""
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from suitegen.engine import options
+from suitegen.model import FlagSet, Profile
+
+from conftest import REPO, needs_nvcc
+
+
+def test_cli_and_plugin_take_the_same_options():
+    parser = argparse.ArgumentParser()
+    options.add_arguments(parser, "run")
+    cli = options.from_namespace(parser.parse_args(["--std", "c++17", "--profile", "nightly", "--allow-xpass",
+                                                    "--exec-timeout", "5", "--rules", "a", "--rules", "b"]))
+
+    class Group:
+        def __init__(self):
+            self.parser = argparse.ArgumentParser()
+
+        def addoption(self, *names, **kw):
+            self.parser.add_argument(*names, **kw)
+
+    group = Group()
+    options.add_pytest_options(group)
+    ns = group.parser.parse_args(["--suitegen-std", "c++17", "--suitegen-profile", "nightly",
+                                  "--suitegen-allow-xpass", "--suitegen-exec-timeout", "5",
+                                  "--suitegen-rules", "a", "--suitegen-rules", "b"])
+    plugin = options.from_namespace(ns, prefix="suitegen_")
+    assert cli == plugin
+    assert cli.std == ("c++17",) and cli.allow_xpass and cli.exec_timeout == 5.0 and cli.rules == ("a", "b")
+
+
+def test_a_profile_keeps_its_flag_sets_when_std_is_given():
+    prof = options.resolve_profile(options.RunOptions(profile="nightly", std=("c++17",)))
+    assert prof.stds == ("c++17",) and len(prof.flagsets) == 4
+    assert ("--extended-lambda",) in [fs.flags for fs in prof.flagsets]
+    replaced = options.resolve_profile(options.RunOptions(profile="nightly", flags=("-G",)))
+    assert [fs.flags for fs in replaced.flagsets] == [("-G",)]
+
+
+def test_a_corpus_matrix_is_the_base_unless_a_profile_is_named():
+    corpus = Profile(name="corpus", stds=("c++14",), archs=("sm_80",), flagsets=(FlagSet(),))
+    assert options.resolve_profile(options.RunOptions(), corpus).stds == ("c++14",)
+    assert options.resolve_profile(options.RunOptions(arch=("sm_90",)), corpus).archs == ("sm_90",)
+    assert options.resolve_profile(options.RunOptions(profile="quick"), corpus).name == "quick"
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_cli_and_plugin_plan_identical_items(pytester):
+    words = ["profile", "nightly", "std", "c++17", "rules", "lambdas", "rules", "cuda-arch/*"]
+    cli_args = [f"--{w}" if i % 2 == 0 else w for i, w in enumerate(words)]
+    plugin_args = [f"--suitegen-{w}" if i % 2 == 0 else w for i, w in enumerate(words)]
+    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--list", *cli_args], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    planned = sorted(proc.stdout.split())
+    result = pytester.runpytest_subprocess("--suitegen", *plugin_args, "--co", "-q", "-p", "no:cacheprovider")
+    collected = sorted(line.split("::", 1)[1] for line in result.stdout.lines if "::" in line)
+    assert planned == collected
+    # The nightly profile's lambda flag set survives --std: both sides plan it.
+    assert any(",--extended-lambda]" in name for name in planned)
+    assert len(planned) == len(set(planned)) > 50
