@@ -1,6 +1,6 @@
 """Benchmark: one whole `suitegen run` of a matrix profile; prints wall time and items per second.
 
-    python benchmarks/run_profile.py --profile quick [-j N] [any other suitegen run options]
+    python benchmarks/run_profile.py --profile quick [-j N] [--out DIR] [any other suitegen run options]
 
 The run folder is kept (its run.json holds the same numbers), so verdicts can be compared with
 `suitegen diff` between an optimised and a reference run.
@@ -17,8 +17,13 @@ from pathlib import Path
 
 
 def main() -> int:
-    out = Path(tempfile.mkdtemp(prefix="suitegen-bench-")) / "run"
-    argv = [sys.executable, "-m", "suitegen", "run", "-q", "--out", str(out), *sys.argv[1:]]
+    args = sys.argv[1:]
+    if "--out" in args:
+        out = Path(args[args.index("--out") + 1])
+    else:
+        out = Path(tempfile.mkdtemp(prefix="suitegen-bench-")) / "run"
+        args += ["--out", str(out)]
+    argv = [sys.executable, "-m", "suitegen", "run", "-q", *args]
     proc = subprocess.run(argv)
     meta = json.loads((out / "run.json").read_text())
     summary = json.loads((out / "summary.json").read_text())

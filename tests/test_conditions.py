@@ -1,7 +1,7 @@
 import pytest
 
-from suitegen.oracle.conditions import ConditionError, Env, flag_features, parse
 from suitegen.model import Std
+from suitegen.oracle.conditions import ConditionError, Env, flag_features, parse
 
 ENV = Env(std=Std.CXX17, arch="sm_90", nvcc=(13, 0, 88), features=frozenset({"linux", "host-gcc"}))
 

@@ -1,7 +1,7 @@
 import pytest
 
-from suitegen.oracle.definitions import (ClassSpec, constructor_is_empty, destructor_is_empty,
-                                  implicit_member_space, lambda_execution_space)
+from suitegen.oracle.definitions import (ClassSpec, constructor_is_empty, destructor_is_empty, implicit_member_space,
+                                         lambda_execution_space)
 
 C = ClassSpec.from_params
 

@@ -3,14 +3,14 @@ import hashlib
 
 import pytest
 
-from suitegen.oracle import loader as oracle
+from suitegen.cases.compose import composable, compose, corpus
 from suitegen.cases.corpus import read_corpus, write_corpus
-from suitegen.cases.compose import compose, composable, corpus
+from suitegen.cases.render import CHECK_MARK, Renderer
 from suitegen.judge.verdicts import expectation_for
 from suitegen.model import Expect, Std
+from suitegen.oracle import loader as oracle
 from suitegen.oracle.conditions import Env
 from suitegen.oracle.definitions import ClassSpec, constructor_is_empty, destructor_is_empty
-from suitegen.cases.render import CHECK_MARK, Renderer
 
 from conftest import REPO
 

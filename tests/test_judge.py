@@ -1,10 +1,10 @@
 """The judge, table-driven: outcome x expectation -> verdict."""
 import pytest
 
-from suitegen.oracle import conditions
 from suitegen.judge.verdicts import make_env, prepare, verdict
-from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome,
-                            Phase, Rule, Std, Toolchain, Variant, Verdict)
+from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome, Phase,
+                            Rule, Std, Toolchain, Variant, Verdict)
+from suitegen.oracle import conditions
 
 TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compiler="g++",
                host_version="g++ 12", fingerprint="f00")
@@ -134,6 +134,7 @@ def test_failure_codes():
 
 def test_rdc_link_mode_counts_as_separate_compilation():
     from dataclasses import replace
+
     from suitegen.model import Mode
     c = case(ACCEPT, requires="rdc")
     c = replace(c, variant=replace(c.variant, mode=Mode.RDC_LINK))

@@ -8,7 +8,6 @@ from suitegen.build import registry
 from suitegen.build.compile import arch_flags
 from suitegen.build.toolchain import ToolchainError
 from suitegen.engine import matrix
-from suitegen.engine import session as engine
 from suitegen.model import FlagSet, Profile
 from suitegen.report import diff
 
@@ -40,8 +39,8 @@ def test_arch_flags():
 
 
 def test_flagset_scope_filters_the_plan(fake_nvcc):
-    from suitegen.engine import session as engine
     from suitegen.build import toolchain
+    from suitegen.engine import session as engine
     from suitegen.model import Case, Expect, Expectation, Rule, Variant
     tc = toolchain.probe(str(fake_nvcc("exit 0")))
     prof = Profile(name="p", stds=("c++17",), archs=("sm_90",),

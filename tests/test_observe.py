@@ -6,12 +6,13 @@ import threading
 import uuid
 
 import pytest
-from conftest import needs_nvcc
 
 from suitegen.build import observe as obs
 from suitegen.build.observe import honoured_stds, mismatch, observe
 from suitegen.build.toolchain import cache_root, probe
 from suitegen.model import ObservedConfig, Std, Toolchain
+
+from conftest import needs_nvcc
 
 HONOURED = ObservedConfig(host_cplusplus=201703, device_cplusplus=(201703,), cuda_arch=(900,),
                           targets=("sm_90", "compute_90"))

@@ -3,9 +3,9 @@ import textwrap
 
 import pytest
 
-from suitegen.oracle import loader as oracle
-from suitegen.model import Expect
 from suitegen.cases.render import Renderer
+from suitegen.model import Expect
+from suitegen.oracle import loader as oracle
 
 from conftest import REPO
 

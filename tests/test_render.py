@@ -1,8 +1,8 @@
 """The renderer: strict holes, the CHECK mark, reproducible bytes."""
 import pytest
 
-from suitegen.oracle import loader as oracle
 from suitegen.cases.render import CHECK_MARK, Renderer, RenderError
+from suitegen.oracle import loader as oracle
 
 
 def test_renders_and_marks_the_line(mini_oracle):

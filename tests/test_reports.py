@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 import pytest
 from junitparser import JUnitXml
 
-from suitegen.report import junit_xml as junit
 from suitegen.frontends.cli import main
+from suitegen.report import junit_xml as junit
 
 EVIL = "</script><img src=x onerror=alert(1)><!--"
 

@@ -1,7 +1,6 @@
 """Stopping and resuming: SIGTERM and SIGHUP stop a run like Ctrl-C, no child outlives it, every item
 ends with exactly one record, and a run folder belongs to one live run. Driven by fake toolchains."""
 import json
-import os
 import signal
 import subprocess
 import sys

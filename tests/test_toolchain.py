@@ -4,9 +4,8 @@ import json
 import pytest
 
 from suitegen.build import features, toolchain
-from suitegen.frontends.cli import main
 from suitegen.build.toolchain import ToolchainError
-
+from suitegen.frontends.cli import main
 
 
 def test_discover_prefers_option_then_cuda_home_then_path(tmp_path, fake_nvcc):

@@ -7,11 +7,10 @@ import platform
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from suitegen.model import FROZEN, Toolchain, digest
+from suitegen.model import Toolchain, digest
 
 PROBE_TIMEOUT = 60
 
@@ -113,31 +112,6 @@ def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchai
     return Toolchain(nvcc=str(path), version=version, version_text=text.strip().splitlines()[-1],
                      host_compiler=shutil.which(host) or host, host_version=host_text,
                      fingerprint=fp, name=name)
-
-
-@dataclass(**FROZEN)
-class GpuInfo:
-    """The GPUs this machine has, or why there are none."""
-
-    available: bool
-    reason: str
-    devices: tuple[str, ...] = ()
-
-
-def detect_gpu() -> GpuInfo:
-    """Return whether a CUDA GPU is usable here, and why not if it is not."""
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return GpuInfo(available=False, reason="no NVIDIA driver found (nvidia-smi is not on PATH)")
-    try:
-        proc = subprocess.run([smi, "--query-gpu=name,compute_cap,driver_version",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return GpuInfo(available=False, reason=f"nvidia-smi failed: {exc}")
-    rows = tuple(line.strip() for line in proc.stdout.splitlines() if line.strip())
-    if proc.returncode != 0 or not rows:
-        return GpuInfo(available=False, reason=f"nvidia-smi found no GPU: {proc.stderr.strip()[:200]}")
-    return GpuInfo(available=True, reason="", devices=rows)
 
 
 def cache_root() -> Path:

@@ -11,12 +11,14 @@ import re
 from dataclasses import replace
 from typing import Sequence
 
-from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import seed as hyp_seed
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from suitegen import hooks
-from suitegen.model import Case, Expect, Expectation, Mode, Rule, Variant, digest
 from suitegen.cases.render import CHECK_MARK, Renderer
+from suitegen.model import Case, Expect, Expectation, Mode, Rule, Variant, digest
 
 DEFAULT_SEED = 20261121
 COMPOSITION = Rule(id="composition/valid", section="composition",

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Callable, Sequence
 
-from suitegen.oracle import conditions
 from suitegen.model import Case, Config, Expect, Expectation, FlagSet, Mode, Profile, Rule, Variant
+from suitegen.oracle import conditions
 
 MANIFEST = "manifest.json"
 FORMAT = 1

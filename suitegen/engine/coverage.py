@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from suitegen.build.toolchain import ToolchainError, machine_features
 from suitegen.engine import matrix
 from suitegen.engine.session import configs_for, probe_toolchains
+from suitegen.execute.gpus import detect_gpu
 from suitegen.judge.verdicts import make_env, unsupported_reason
 from suitegen.model import Case, Expect
-from suitegen.build.toolchain import ToolchainError, machine_features
-from suitegen.execute.gpus import detect_gpu
 
 KINDS = ("positive", "negative", "warn", "runtime", "decided")
 

@@ -15,15 +15,14 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Unsatisfiable
 
-from suitegen import hooks
-from suitegen import resources
+from suitegen import hooks, resources
+from suitegen.cases.compose import drawn_variant, generative
 from suitegen.engine import options
 from suitegen.engine.item import run_one
 from suitegen.engine.session import configs_for, load_rules, open_session
-from suitegen.cases.compose import drawn_variant, generative
 from suitegen.model import Verdict
 from suitegen.report.repro import write_repro
-from suitegen.report.run_folder import case_entry
+from suitegen.report.run_folder import case_entry, new_run_id
 
 
 class Disagreement(AssertionError):
@@ -42,7 +41,6 @@ class Finding:
 
 
 def explore_command(args) -> int:
-    from suitegen.engine.run import new_run_id
     opts = replace(options.from_namespace(args), no_exec=True)
     _, rules, renderer = load_rules(opts)
     targets = generative(rules)

@@ -4,11 +4,9 @@ from __future__ import annotations
 import shlex
 import tomllib
 from pathlib import Path
-from typing import Sequence
 
 from suitegen import resources
 from suitegen.model import FlagSet, Profile, Std, arch_number
-
 
 
 def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
@@ -45,9 +43,3 @@ def profile(name: str, path: Path | str | None = None) -> Profile:
     if name not in profiles:
         raise ValueError(f"unknown profile {name!r} (known: {', '.join(sorted(profiles))})")
     return profiles[name]
-
-
-def from_options(stds: Sequence[str], archs: Sequence[str], flag_sets: Sequence[str]) -> Profile:
-    """Return an ad-hoc profile from command-line lists."""
-    return Profile(name="custom", stds=tuple(stds), archs=tuple(archs),
-                   flagsets=tuple(FlagSet(flags=tuple(shlex.split(f))) for f in flag_sets) or (FlagSet(),))

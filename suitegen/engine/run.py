@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from datetime import datetime, timezone
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
@@ -22,7 +20,7 @@ from suitegen.engine.progress import Progress
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.report.outputs import publish
 from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run,
-                                        read_cases, write_json)
+                                        new_run_id, read_cases, write_json)
 from suitegen.report.summary import table
 
 RESUMED = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
@@ -36,10 +34,6 @@ class StopRun(BaseException):
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
-
-
-def new_run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
 def _run_folder(args) -> tuple[Path, str]:

@@ -167,6 +167,7 @@ def hooks_command(args) -> int:
 
 def generate_command(args) -> int:
     import time
+
     from suitegen.build.compile import command
     from suitegen.cases.compose import DEFAULT_SEED, corpus
     from suitegen.cases.corpus import write_corpus
@@ -202,8 +203,7 @@ def report_command(args) -> int:
 
 
 def toolchain_command(args) -> int:
-    from suitegen.build import registry
-    from suitegen.build import toolchain
+    from suitegen.build import registry, toolchain
     if args.toolchain_command == "add":
         entry = registry.add(args.version)
         print(f"{entry['name']}: nvcc {entry['version']} at {entry['nvcc']} (fingerprint {entry['fingerprint']})")

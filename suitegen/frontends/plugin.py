@@ -148,7 +148,7 @@ class SectionFile(_SuiteFile):
         return str(self.path.parent)
 
     def _cases(self):
-        from suitegen.cases.render import RenderError, Renderer
+        from suitegen.cases.render import Renderer, RenderError
         session = _session(self.config)
         rules = [r for r in session.oracle.rules if r.section == self.path.stem]
         try:

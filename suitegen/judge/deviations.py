@@ -6,7 +6,7 @@ import re
 from typing import Iterable
 
 from suitegen import hooks
-from suitegen.model import Case, CompileResult, Deviation, Expect, Expectation, ExecResult, Outcome
+from suitegen.model import Case, CompileResult, Deviation, ExecResult, Expect, Expectation, Outcome
 
 DERIVED = re.compile(r"\.(gen|composed)-[0-9a-f]+$")
 

@@ -14,8 +14,8 @@ from typing import Callable, Iterable
 
 from suitegen import hooks
 from suitegen.judge import deviations as devs
-from suitegen.model import (FROZEN, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult, ExecStatus,
-                            Expect, Expectation, Judgement, Mode, Outcome, PHASE_GROUPS, Verdict)
+from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
+                            ExecStatus, Expect, Expectation, Judgement, Mode, Outcome, Verdict)
 from suitegen.oracle.conditions import Env, flag_features
 
 

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Mapping
 
 from suitegen import hooks, resources
+from suitegen.model import FROZEN, PHASE_GROUPS, Deviation, Expect, Expectation, Mode, Outcome, Rule, Variant
 from suitegen.oracle import conditions
-from suitegen.model import FROZEN, Deviation, Expect, Expectation, Mode, Outcome, PHASE_GROUPS, Rule, Variant
-
 
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
              "phase", "diagnostic", "line", "variant"}

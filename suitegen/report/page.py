@@ -79,6 +79,12 @@ def _detail(r: dict, anchor: str) -> str:
         ex = r["execution"]
         parts.append(f"<h4>execution on {esc(ex['gpu'])}</h4><pre>{esc(ex['status'])}: {esc(ex['detail'])}\n"
                      f"{esc(ex['output'])}</pre>")
+    seen = r.get("observed_config")
+    if seen:
+        sides = f"host __cplusplus {seen['host_cplusplus']}, device {seen['device_cplusplus']}, " \
+                f"__CUDA_ARCH__ {seen['cuda_arch']}, module {seen['targets']}, macros {seen['macros']}"
+        parts.append("<h4>what the build did under this config</h4><pre>"
+                     + esc(seen["error"] or sides) + "".join(esc(f"\n{w}") for w in seen["warnings"]) + "</pre>")
     if r.get("deviation"):
         parts.append(f"<h4>known deviation</h4><pre>{esc(json.dumps(r['deviation'], indent=1))}</pre>")
     return f'<template id="{anchor}">' + "".join(parts) + "</template>"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import secrets
 import socket
 import sys
 from datetime import datetime, timezone
@@ -153,6 +154,11 @@ def write_json(path: Path, data) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     os.replace(tmp, path)
+
+
+def new_run_id() -> str:
+    """Return a fresh run id: the UTC time and a few random hex digits."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
 def find_run(name: str) -> Path:
