@@ -65,3 +65,20 @@ def test_cli_and_plugin_plan_identical_items(pytester):
     # The nightly profile's lambda flag set survives --std: both sides plan it.
     assert any(",--extended-lambda]" in name for name in planned)
     assert len(planned) == len(set(planned)) > 50
+
+
+def test_the_plugin_collects_any_oracle_folder(pytester, fake_nvcc, mini_oracle):
+    orc, tpl = mini_oracle
+    result = pytester.runpytest_subprocess("--suitegen", str(orc), "--suitegen-templates", str(tpl),
+                                           "--suitegen-nvcc", str(fake_nvcc("exit 0")), "--suitegen-std", "c++17",
+                                           "--suitegen-arch", "sm_90", "--co", "-q", "-p", "no:cacheprovider")
+    names = sorted(line.split("::", 1)[1] for line in result.stdout.lines if "::" in line)
+    assert names == ["demo/no-long-double[neg-device,c++17,sm_90]", "demo/no-long-double[neg-global,c++17,sm_90]",
+                     "demo/no-long-double[pos-host,c++17,sm_90]"]
+
+
+def test_the_plugin_stays_out_of_sessions_that_do_not_use_it(pytester):
+    pytester.makepyfile("def test_x(): pass")
+    result = pytester.runpytest_subprocess("--markers", "-p", "no:cacheprovider")
+    assert "suitegen_gpu" not in result.stdout.str()
+    assert "@pytest.mark.nvcc" not in result.stdout.str() and "@pytest.mark.slow" not in result.stdout.str()
