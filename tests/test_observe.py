@@ -12,7 +12,7 @@ from suitegen.build.observe import honoured_stds, mismatch, observe
 from suitegen.build.toolchain import cache_root, probe
 from suitegen.model import ObservedConfig, Std, Toolchain
 
-from conftest import needs_nvcc
+from conftest import PROBE_ANSWER, needs_nvcc
 
 HONOURED = ObservedConfig(host_cplusplus=201703, device_cplusplus=(201703,), cuda_arch=(900,),
                           targets=("sm_90", "compute_90"))
@@ -84,27 +84,9 @@ def test_parse_joins_literals_and_reads_fatbinary():
 
 # --- a fake nvcc that answers like nvcc 13.5 with g++ 12: c++23 is ignored with a warning ---------------
 
-CANNED = r'''
-echo run >> "{count}"
-keep=""; std=""; gpu=90
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -keep-dir) keep="$2"; shift;;
-    -std=*) std="${{1#-std=}}";;
-    -arch=*) gpu="${{1##*_}}";;
-  esac
-  shift
-done
-case "$std" in
-  c++03) v=199711L;; c++11) v=201103L;; c++14) v=201402L;; c++20) v=202002L;;
-  c++23) v=201703L; echo "nvcc warning : The -std=c++23 flag is not supported with the configured host compiler. Flag will be ignored.";;
-  *) v=201703L;;
-esac
-echo "const char *sg_probe = \"SUITEGEN-PROBE side=\" \"host\" \" cplusplus=\" \"$v\" \" arch=none end\";" > "$keep/probe.cpp4.ii"
-echo "const char *sg_probe = \"SUITEGEN-PROBE side=device cplusplus=$v arch=${{gpu}}0 end\";" > "$keep/probe.cpp1.ii"
-echo "#\$ fatbinary --create=\"$keep/probe.fatbin\" \"--image3=kind=elf,sm=$gpu,file=a\" \"--image3=kind=ptx,sm=$gpu,file=b\""
-touch probe.o
-'''
+def canned_answer(count) -> str:
+    """The shared fake probe answer (conftest.PROBE_ANSWER), counting its runs in ``count``."""
+    return f'echo run >> "{count}"\n' + PROBE_ANSWER
 
 
 def fake_toolchain(nvcc) -> Toolchain:
@@ -118,7 +100,7 @@ def canned(fake_nvcc, tmp_path):
     """Return (toolchain, count file) for a fake nvcc printing canned probe output and counting its runs."""
     count = tmp_path / "runs"
     count.touch()
-    return fake_toolchain(fake_nvcc(CANNED.format(count=count), probe=False)), count
+    return fake_toolchain(fake_nvcc(canned_answer(count), probe=False)), count
 
 
 def runs(count) -> int:
@@ -184,7 +166,7 @@ def test_unwritable_cache_costs_only_a_recompute(canned, monkeypatch, tmp_path):
 def test_concurrent_threads_compile_once(fake_nvcc, tmp_path):
     count = tmp_path / "runs"
     count.touch()
-    tc = fake_toolchain(fake_nvcc("sleep 0.3\n" + CANNED.format(count=count), probe=False))
+    tc = fake_toolchain(fake_nvcc("sleep 0.3\n" + canned_answer(count), probe=False))
     results = []
     threads = [threading.Thread(target=lambda: results.append(observe(tc, Std.CXX20, "sm_80"))) for _ in range(6)]
     for t in threads:

@@ -88,31 +88,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    command = {"run": run_command, "rules": rules_command, "generate": generate_command,
+               "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
+               "baseline": baseline_command, "report": report_command, "junit": junit_command}[args.command]
     try:
-        if args.command == "run":
-            from suitegen.engine.run import run_command
-            return run_command(args)
-        if args.command == "rules":
-            return rules_command(args)
-        if args.command == "report":
-            return report_command(args)
-        if args.command == "junit":
-            return junit_command(args)
-        if args.command == "toolchain":
-            return toolchain_command(args)
-        if args.command == "diff":
-            return diff_command(args)
-        if args.command == "baseline":
-            return baseline_command(args)
-        if args.command == "explore":
-            from suitegen.engine.explore import explore_command
-            return explore_command(args)
-        return generate_command(args)
+        return command(args)
     except (OracleError, RenderError, ToolchainError, RunFolderBusy, ValueError) as exc:
         print(f"suitegen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def run_command(args) -> int:
+    from suitegen.engine.run import run_command as run
+    return run(args)
+
+
+def explore_command(args) -> int:
+    from suitegen.engine.explore import explore_command as explore
+    return explore(args)
 
 
 def rules_command(args) -> int:
