@@ -168,8 +168,3 @@ def names(kind: str) -> list[str]:
 def describe() -> list[Hook]:
     """Return every hook as (kind, name, first docstring line, module), by kind then name."""
     return _registry.describe()
-
-
-def _ensure_loaded() -> None:
-    """Import HOOK_MODULES (once) so that every hook is registered."""
-    _registry._ensure_loaded()

@@ -41,7 +41,8 @@ class Std(enum.Enum):
     def cplusplus(self) -> int:
         """Return the least ``__cplusplus`` value a compiler honouring this dialect reports.
 
-        GCC 11-13 report 202100 for c++23 (the working-draft value), so ranges start there.
+        GCC reports working-draft values for dialects it has not finished (201709 for c++20 in GCC 9-10,
+        202100 for c++23 in GCC 11-13), so each range starts at the draft value.
         """
         return CPLUSPLUS[self]
 
@@ -60,7 +61,7 @@ class Std(enum.Enum):
 
 
 CPLUSPLUS = {Std.CXX03: 199711, Std.CXX11: 201103, Std.CXX14: 201402, Std.CXX17: 201703,
-             Std.CXX20: 202002, Std.CXX23: 202100}
+             Std.CXX20: 201709, Std.CXX23: 202100}
 
 
 def arch_number(arch: str) -> int:
@@ -218,6 +219,11 @@ class Case:
     @property
     def id(self) -> str:
         return f"{self.rule.id}[{self.variant.name}]"
+
+    @property
+    def mode_flags(self) -> tuple[str, ...]:
+        """Return the flags the case's build mode adds: -rdc=true for separate compilation."""
+        return ("-rdc=true",) if self.variant.mode is Mode.RDC_LINK else ()
 
     @property
     def main_file(self) -> str:
@@ -412,8 +418,8 @@ SCHEMA = 2  # results.jsonl records; 2 added observed_config, batch, execution_v
 class Record:
     """One line of results.jsonl.
 
-    Room for later stages: ``execution_verdict`` (a run judged apart from its compile) and ``batch``
-    (which shared build an item came from) are written as null until something fills them.
+    Room for later stages: ``execution_verdict`` (a run judged apart from its compile) is written as
+    null until something fills it. ``batch`` is null for an item built alone in an unbatched run.
     """
 
     case: Case
@@ -423,6 +429,7 @@ class Record:
     started: str
     execution: ExecResult | None = None  # the run of a runtime case that ran
     observed: ObservedConfig | None = None  # what the build under this config actually did
+    batch: Mapping[str, Any] | None = None  # how the result was obtained: a batch (id, size) or alone (why)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -472,7 +479,7 @@ class Record:
             "gpu": None if self.execution is None else self.execution.gpu,
             "observed_config": None if self.observed is None else self.observed.to_json(),
             "execution_verdict": None,
-            "batch": None,
+            "batch": None if self.batch is None else dict(self.batch),
             "duration": round((res.duration if res else 0.0)
                               + (self.execution.duration if self.execution else 0.0), 3),
             "started": self.started,

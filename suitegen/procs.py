@@ -1,6 +1,6 @@
 """Child processes (nvcc, programs, GPU workers), each in its own process group.
 
-Every child suitegen starts goes through here, so a timeout kills the child's whole group (an
+Every child a run starts (compiles, config and feature probes, programs, GPU workers) goes through here, so a timeout kills the child's whole group (an
 nvcc and its cicc, a fake nvcc and its ``sleep``), and a stopping run (Ctrl-C, SIGTERM, SIGHUP)
 can kill every live group at once. A child killed because the run is stopping raises ``Stopped``:
 its result says nothing about the case and is never recorded.
@@ -41,8 +41,13 @@ def spawn(argv: Sequence[str], **kw) -> subprocess.Popen:
     if _stopping.is_set():
         raise Stopped()
     proc = subprocess.Popen(list(argv), start_new_session=True, **kw)
-    with _lock:
+    with _lock:  # stop_all sets the flag under this lock: a child is either seen by it or killed here
         _live.add(proc)
+        stopping = _stopping.is_set()
+    if stopping:
+        kill_group(proc)
+        forget(proc)
+        raise Stopped()
     return proc
 
 
@@ -84,6 +89,9 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
             timed_out = True
             kill_group(proc)
             out, _ = proc.communicate()
+        except BaseException:  # Ctrl-C in a front-end, a stop signal: never leave the child running
+            kill_group(proc)
+            raise
         # A child that exits leaves its group behind if it spawned a straggler: clean that up too.
         if not timed_out:
             try:
@@ -101,8 +109,8 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
 
 def stop_all() -> int:
     """Mark the run as stopping and kill every live child's group; return how many were killed."""
-    _stopping.set()
     with _lock:
+        _stopping.set()
         live = list(_live)
     for proc in live:
         if proc.poll() is None:
@@ -118,9 +126,3 @@ def stopping() -> bool:
 def reset() -> None:
     """Forget a stop (a new run in the same process, or a test)."""
     _stopping.clear()
-
-
-def live_count() -> int:
-    """Return how many tracked children are running."""
-    with _lock:
-        return sum(p.poll() is None for p in _live)

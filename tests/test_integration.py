@@ -114,7 +114,7 @@ def test_cli_exit_1_on_fail_and_usage_errors(tmp_path):
 def test_interrupted_run_keeps_results_and_resumes(tmp_path):
     out = tmp_path / "run"
     args = [sys.executable, "-m", "suitegen", "run", "--rules", "device-memory-space/no-parameter",
-            "--std", "c++17", "--arch", "sm_90", "--out", str(out), "-j", "1", "-q"]
+            "--std", "c++17", "--arch", "sm_90", "--out", str(out), "-j", "1", "-q", "--batch", "off"]
     proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline:

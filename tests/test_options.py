@@ -75,6 +75,32 @@ def test_the_plugin_collects_any_oracle_folder(pytester, fake_nvcc, mini_oracle)
     names = sorted(line.split("::", 1)[1] for line in result.stdout.lines if "::" in line)
     assert names == ["demo/no-long-double[neg-device,c++17,sm_90]", "demo/no-long-double[neg-global,c++17,sm_90]",
                      "demo/no-long-double[pos-host,c++17,sm_90]"]
+    # Without -q the report header opens the session first: it must open this oracle, not the built-in one.
+    verbose = pytester.runpytest_subprocess("--suitegen", str(orc), "--suitegen-templates", str(tpl),
+                                            "--suitegen-nvcc", str(fake_nvcc("exit 0")), "--suitegen-std", "c++17",
+                                            "--suitegen-arch", "sm_90", "--co", "-p", "no:cacheprovider")
+    assert verbose.ret == 0, verbose.stdout.str()
+    verbose.stdout.fnmatch_lines(["suitegen: *", "*3 tests collected*"])
+
+
+def test_cli_and_plugin_plan_a_corpus_alike(pytester, fake_nvcc, mini_oracle, tmp_path):
+    orc, tpl = mini_oracle
+    nvcc = str(fake_nvcc("exit 0"))
+    corpus = tmp_path / "corpus"
+    gen = subprocess.run([sys.executable, "-m", "suitegen", "generate", "--oracle", str(orc), "--templates", str(tpl),
+                          "--profile", "default", "--out", str(corpus)], cwd=REPO, capture_output=True, text=True)
+    assert gen.returncode == 0, gen.stderr
+    for words in ([], ["std", "c++14"], ["profile", "quick"], ["arch", "sm_80", "flags", "-G"]):
+        pairs = list(zip(words[::2], words[1::2]))
+        cli_args = [f"--{k}={v}" for k, v in pairs]
+        plugin_args = [f"--suitegen-{k}={v}" for k, v in pairs]
+        proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--list", "--corpus", str(corpus),
+                               "--nvcc", nvcc, *cli_args], cwd=REPO, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        result = pytester.runpytest_subprocess(str(corpus), "--suitegen-nvcc", nvcc, *plugin_args, "--co", "-q",
+                                               "-p", "no:cacheprovider")
+        collected = sorted(line.split("::", 1)[1] for line in result.stdout.lines if "::" in line)
+        assert sorted(proc.stdout.split()) == collected and collected, words
 
 
 def test_the_plugin_stays_out_of_sessions_that_do_not_use_it(pytester):

@@ -10,20 +10,24 @@ from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
 DEFAULT_TIMEOUT = 120.0
 
 
+def nvcc_argv(config: Config, case_flags: tuple[str, ...] = ()) -> list[str]:
+    """Return what every build under a config starts with: nvcc -v, the host compiler, -std, arch, flags."""
+    host = ["-ccbin", config.toolchain.host_compiler] if config.toolchain.host_compiler else []
+    return [config.toolchain.nvcc, "-v", *host, f"-std={config.std.value}", *arch_flags(config.arch),
+            *config.flags, *case_flags]
+
+
 def command(case: Case, config: Config) -> list[str]:
     """Return the nvcc command line for a case, relative to its scratch folder."""
-    host = ["-ccbin", config.toolchain.host_compiler] if config.toolchain.host_compiler else []
-    argv = [config.toolchain.nvcc, "-v", *host, f"-std={config.std.value}", *arch_flags(config.arch), *config.flags, *case.variant.flags]
+    argv = nvcc_argv(config, case.variant.flags)
     files = list(case.files)
     mode = case.variant.mode
     if mode is Mode.COMPILE:
         argv += ["-c", files[0], "-o", "main.o"]
     elif mode is Mode.FATBIN:
         argv += ["-fatbin", files[0], "-o", "main.fatbin"]
-    elif mode is Mode.LINK:
-        argv += [*files, "-o", "main.out"]
     else:
-        argv += ["-rdc=true", *files, "-o", "main.out"]
+        argv += [*case.mode_flags, *files, "-o", "main.out"]
     return argv
 
 

@@ -134,7 +134,8 @@ def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
         if done.timed_out:
             return ObservedConfig(error="timed out"), False
         if done.returncode != 0:
-            return ObservedConfig(error=first_error(done.output, done.returncode)), True
+            # A refusal (nvcc exits > 0) is a fact about the toolchain; a probe killed by a signal is not.
+            return ObservedConfig(error=first_error(done.output, done.returncode)), done.returncode > 0
         return parse(done.output, _probe_texts(folder / "keep")), True
 
 

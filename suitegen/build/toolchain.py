@@ -6,10 +6,10 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from suitegen import procs
 from suitegen.model import Toolchain, digest
 
 PROBE_TIMEOUT = 60
@@ -61,22 +61,20 @@ def _file_hash(path: Path) -> str:
 
 def _run_probe(argv: list[str], what: str) -> str:
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        done = procs.run(argv, timeout=PROBE_TIMEOUT)
     except FileNotFoundError:
         raise ToolchainError(f"{what} not found: {argv[0]}") from None
     except PermissionError:
         raise ToolchainError(f"{what} is not executable: {argv[0]}") from None
-    except subprocess.TimeoutExpired:
-        raise ToolchainError(f"{what} did not answer {' '.join(argv[1:])} within {PROBE_TIMEOUT}s: "
-                             f"{argv[0]}") from None
     except OSError as exc:
         raise ToolchainError(f"{what} cannot run: {argv[0]}: {exc.strerror}") from None
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        raise ToolchainError(f"{what} is broken: `{' '.join(argv)}` exited {proc.returncode}"
+    if done.timed_out:
+        raise ToolchainError(f"{what} did not answer {' '.join(argv[1:])} within {PROBE_TIMEOUT}s: {argv[0]}")
+    if done.returncode != 0:
+        tail = done.output.strip().splitlines()[-3:]
+        raise ToolchainError(f"{what} is broken: `{' '.join(argv)}` exited {done.returncode}"
                              + (f": {' / '.join(tail)}" if tail else ""))
-    return proc.stdout
+    return done.output
 
 
 def host_compiler_for(flags: Iterable[str] = ()) -> str:

@@ -25,7 +25,7 @@ def _expectation_json(exp: Expectation) -> dict:
             "check_line": exp.check_line, "observe": exp.observe}
 
 
-def case_entry(case: Case, folder: str, configs: Sequence[Config],
+def manifest_entry(case: Case, folder: str, configs: Sequence[Config],
                command_for: Callable[[Case, Config], list[str]] | None = None) -> dict:
     """Return the manifest entry of one case: enough to rerun and judge it without suitegen."""
     v = case.variant
@@ -62,7 +62,7 @@ def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Confi
         (out / folder).mkdir()
         for name, text in case.files.items():
             (out / folder / name).write_text(text)
-        entries.append(case_entry(case, folder, configs, command_for))
+        entries.append(manifest_entry(case, folder, configs, command_for))
     manifest = {"format": FORMAT, **(extra or {}), "cases": entries}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return out / MANIFEST

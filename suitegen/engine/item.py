@@ -1,25 +1,72 @@
-"""One (case, config) item: prepare, build, run on the GPU, judge."""
+"""Items: prepare, build, run on the GPU, judge. One (case, config) alone, or many of one config batched."""
 from __future__ import annotations
 
 import tempfile
 import traceback
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 from suitegen import hooks, procs
+from suitegen.build import batch
 from suitegen.build.compile import compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
-from suitegen.judge.verdicts import prepare, verdict
-from suitegen.model import Case, Config, Expect, Judgement, Mode, Record, Verdict
+from suitegen.judge.verdicts import Preparation, prepare, verdict
+from suitegen.model import Case, CompileResult, Config, Expect, Judgement, Mode, Record, Verdict, digest
+
+BATCH_SIZE = 32
+# Only a single build may give these verdicts: a batch that says so is built again, alone.
+TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Unit:
+    """Work for one thread: one item, or the batchable items of one config that share a translation unit."""
+
+    config: Config
+    cases: tuple[Case, ...]
+
+
+def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE) -> list[Unit]:
+    """Return the items as units: batchable items grouped by config, flags and includes; the rest alone."""
+    groups: dict[tuple, list[Case]] = {}
+    configs: dict[tuple, Config] = {}
+    out: list[Unit] = []
+    for case, config in items:
+        if batching and batch.batchable(case):
+            key = batch.group_key(case, config)
+            groups.setdefault(key, []).append(case)
+            configs[key] = config
+        else:
+            out.append(Unit(config=config, cases=(case,)))
+    for key, cases in groups.items():
+        for start in range(0, len(cases), size):
+            out.append(Unit(config=configs[key], cases=tuple(cases[start:start + size])))
+    return out
+
+
+def run_unit(session: Session, unit: Unit) -> list[Record]:
+    """Judge every item of a unit."""
+    if len(unit.cases) == 1:
+        return [run_one(session, unit.cases[0], unit.config)]
+    return run_batch(session, unit.cases, unit.config)
+
+
+def _prepare(session: Session, case: Case, config: Config) -> Preparation:
+    features = session.features.get(config.toolchain.fingerprint, frozenset())
+    return prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case))
+
+
+def _observed(session: Session, prep: Preparation, case: Case, config: Config):
+    judged = prep.final is None or prep.final.verdict is Verdict.UNRESOLVED  # conditions met: config probed
+    return session.observed(config, case) if judged else None
 
 
 def run_one(session: Session, case: Case, config: Config) -> Record:
-    """Judge one item: nothing is built for an UNSUPPORTED or unhonoured config."""
+    """Judge one item alone: nothing is built for an UNSUPPORTED or unhonoured config."""
     started = now()
-    features = session.features.get(config.toolchain.fingerprint, frozenset())
-    prep = prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case))
-    judged = prep.final is None or prep.final.verdict is Verdict.UNRESOLVED  # conditions met: config probed
-    observed = session.observed(config, case) if judged else None
+    prep = _prepare(session, case, config)
     result = execution = None
     if prep.final is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
@@ -36,21 +83,79 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped)
     return Record(case=case, config=config, judgement=judgement, result=result, started=started,
-                  execution=execution, observed=observed)
+                  execution=execution, observed=_observed(session, prep, case, config))
 
 
-def safe_run_one(session: Session, case: Case, config: Config) -> Record | None:
-    """Run one item; a harness exception becomes UNRESOLVED with its traceback, never FAIL.
+def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[Record]:
+    """Judge compile-only items of one config from as few builds as attribution allows.
 
-    Returns None when the run is stopping: an item cut short says nothing and is not recorded.
+    A verdict other than PASS or XFAIL is never taken from a batch: that item is built again alone, so
+    every FAIL's evidence and reproducer is its single-case command.
+    """
+    started = now()
+    preps = {c.key: _prepare(session, c, config) for c in cases}
+    records = [Record(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
+                      observed=_observed(session, preps[c.key], c, config))
+               for c in cases if preps[c.key].final is not None]
+    todo = [c for c in cases if preps[c.key].final is None]
+    built = _build(session, todo, config) if len(todo) > 1 else {}
+    for case in todo:
+        if case.key not in built:
+            records.append(_alone(session, case, config, "the only member left to build"))
+            continue
+        result, how = built[case.key]
+        judgement = verdict(preps[case.key], case, result, session.oracle.deviations)
+        if judgement.verdict not in TRUSTED_FROM_BATCH:
+            records.append(_alone(session, case, config, f"the batch said {judgement.verdict.value}"))
+            continue
+        records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
+                              observed=_observed(session, preps[case.key], case, config), batch=how))
+    return records
+
+
+def _alone(session: Session, case: Case, config: Config, why: str) -> Record:
+    return replace(run_one(session, case, config), batch={"how": "alone", "why": why})
+
+
+def _build(session: Session, cases: Sequence[Case], config: Config) -> dict[str, tuple[CompileResult, dict]]:
+    """Return case key -> (its result, how it was obtained) for the members a batch attributes with certainty.
+
+    Members left unattributed are built again together while that makes progress, then in halves;
+    a batch that crashes or times out leaves every member to be built alone.
+    """
+    with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
+        result = batch.compile_batch(cases, config, Path(tmp), timeout=session.options.timeout)
+    how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
+    out, rest = {}, []
+    for case, part in zip(cases, batch.split(result, len(cases))):
+        if part is None:
+            rest.append(case)
+        else:
+            out[case.key] = (part, how)
+    if result.outcome.infrastructure or len(rest) < 2:
+        return out
+    if len(rest) < len(cases):
+        out.update(_build(session, rest, config))
+    elif len(rest) >= 4:
+        middle = len(rest) // 2
+        out.update(_build(session, rest[:middle], config))
+        out.update(_build(session, rest[middle:], config))
+    return out
+
+
+def safe_run_unit(session: Session, unit: Unit) -> list[Record] | None:
+    """Run one unit; a harness exception makes its items UNRESOLVED with the traceback, never FAIL.
+
+    Returns None when the run is stopping: items cut short say nothing and are not recorded.
     """
     try:
-        return run_one(session, case, config)
+        return run_unit(session, unit)
     except procs.Stopped:
         return None
     except Exception:
         if procs.stopping():
             return None
         tb = traceback.format_exc(limit=5)
-        return Record(case=case, config=config, result=None, started=now(),
-                      judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
+        return [Record(case=c, config=unit.config, result=None, started=now(),
+                       judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
+                for c in unit.cases]

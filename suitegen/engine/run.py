@@ -15,16 +15,16 @@ from pathlib import Path
 
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
-from suitegen.engine.item import safe_run_one
+from suitegen.engine.item import safe_run_unit, units
 from suitegen.engine.progress import Progress
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.report.outputs import publish
-from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run,
-                                        new_run_id, read_cases, write_json)
+from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run, new_run_id,
+                                        read_cases, write_json)
 from suitegen.report.summary import table
 
 RESUMED = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
-           "exec_timeout", "profile", "matrix", "toolchains", "allow_xpass", "baseline", "corpus")
+           "exec_timeout", "profile", "matrix", "toolchains", "allow_xpass", "baseline", "corpus", "batch")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -63,8 +63,7 @@ def _corpus_cases(args, opts):
     if not manifest.exists():
         raise ValueError(f"--corpus {args.corpus}: no {MANIFEST} there (make one with suitegen generate)")
     cases = [c for c in read_corpus(manifest) if select_rules([c.rule], opts.rules)]
-    base = None if (args.std or args.arch or args.flags) else read_corpus_profile(manifest)
-    return cases, base
+    return cases, read_corpus_profile(manifest)
 
 
 def list_command(args) -> int:
@@ -83,13 +82,22 @@ def run_command(args) -> int:
     if args.list:
         return list_command(args)
     folder, run_id = _run_folder(args)
-    with RunLock(folder, "suitegen run"):
-        if args.resume:
-            _restore_options(args, folder)
-        elif (folder / RESULTS).exists():
-            raise ValueError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
-                             "or choose another folder")
-        return _run_locked(args, folder, run_id)
+    previous = {s: signal.signal(s, _raise_stop) for s in STOP_SIGNALS}
+    try:
+        with RunLock(folder, "suitegen run"):
+            if args.resume:
+                _restore_options(args, folder)
+            elif (folder / RESULTS).exists():
+                raise ValueError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
+                                 "or choose another folder")
+            return _run_locked(args, folder, run_id)
+    except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
+        procs.stop_all()
+        print(f"suitegen: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _run_locked(args, folder: Path, run_id: str) -> int:
@@ -109,8 +117,9 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     _announce(session, prof, configs, every, done, jobs, folder)
     start = time.monotonic()
     stopped = None
+    work = units(items, batching=args.batch != "off")
     try:
-        stopped = _execute(session, items, results, jobs, quiet=args.quiet)
+        stopped = _execute(session, work, len(items), results, jobs, quiet=args.quiet)
     finally:
         session.close()
     wall = time.monotonic() - start
@@ -185,29 +194,28 @@ def _raise_stop(signum, frame) -> None:
     raise StopRun(signum)
 
 
-def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bool) -> int | None:
-    """Run items on a thread pool, appending each record as it completes; return the stop signal, if any."""
-    progress = Progress(len(items), enabled=not quiet)
-    previous = {s: signal.signal(s, _raise_stop) for s in STOP_SIGNALS}
+def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int, quiet: bool) -> int | None:
+    """Run units on a thread pool, appending each record as it completes; return the stop signal, if any."""
+    progress = Progress(total, enabled=not quiet)
     procs.reset()
     pool = ThreadPoolExecutor(max_workers=jobs)
     pending: set = set()
     unrecorded: set = set()  # futures whose record is not yet appended
     recorded: set = set()
-    queue = iter(items)
+    queue = iter(work)
 
-    def submit(item) -> None:
-        fut = pool.submit(safe_run_one, session, *item)
+    def submit(unit) -> None:
+        fut = pool.submit(safe_run_unit, session, unit)
         pending.add(fut)
         unrecorded.add(fut)
 
     def record(fut) -> None:
+        # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
+        for rec in fut.result() or ():
+            if rec.key not in recorded:
+                progress.update(results.append(rec)["verdict"])
+                recorded.add(rec.key)
         unrecorded.discard(fut)
-        rec = fut.result()
-        # None: cut short by the stop, so it is not an outcome. Never append one item twice.
-        if rec is not None and rec.key not in recorded:
-            recorded.add(rec.key)
-            progress.update(results.append(rec)["verdict"])
 
     stopped = None
     try:
@@ -225,7 +233,7 @@ def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bo
                     submit(nxt)
     except StopRun as stop:
         stopped = stop.signum
-        for s in STOP_SIGNALS:  # a second signal must not cut the clean-up short
+        for s in STOP_SIGNALS:  # a second signal must not cut the clean-up and the reports short
             signal.signal(s, signal.SIG_IGN)
         procs.stop_all()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -236,6 +244,4 @@ def _execute(session: Session, items, results: ResultsFile, jobs: int, quiet: bo
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         progress.close()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
     return stopped

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -14,7 +13,7 @@ from suitegen.cases.render import Renderer
 from suitegen.engine.options import RunOptions
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
-from suitegen.model import Case, Config, Mode, ObservedConfig, Std, Toolchain, arch_number
+from suitegen.model import Case, Config, ObservedConfig, Std, Toolchain, arch_number
 from suitegen.oracle import loader as oracle_mod
 
 
@@ -31,20 +30,11 @@ class Session:
     execution_skipped: str | None = None  # None: runtime cases are executed
     gpus: GpuPool | None = None
     fatbin: FatbinRunner | None = None
-    _observed: dict = field(default_factory=dict)
-    _observing: threading.Lock = field(default_factory=threading.Lock)
 
     def observed(self, config: Config, case: Case) -> ObservedConfig:
-        """Return what a build of this case's kind under this config does (probed once per process)."""
-        flags = build_flags(config, case)
-        key = (config.toolchain.fingerprint, config.std, config.arch, flags)
-        with self._observing:
-            lock = self._observed.setdefault(("lock", key), threading.Lock())
-        with lock:
-            if key not in self._observed:
-                self._observed[key] = observe.observe(config.toolchain, config.std, config.arch, flags,
-                                                      timeout=self.options.timeout)
-        return self._observed[key]
+        """Return what a build of this case's kind under this config does (probed once, see build.observe)."""
+        return observe.observe(config.toolchain, config.std, config.arch, build_flags(config, case),
+                               timeout=self.options.timeout)
 
     def unhonoured(self, config: Config, case: Case) -> str | None:
         """Return how the toolchain departs from the config for this case, or None if it honours it."""
@@ -57,8 +47,7 @@ class Session:
 
 def build_flags(config: Config, case: Case) -> tuple[str, ...]:
     """Return the flags a case is built with beyond -std and the arch: the config's, the case's, its mode's."""
-    rdc = ("-rdc=true",) if case.variant.mode is Mode.RDC_LINK else ()
-    return (*config.flags, *case.variant.flags, *rdc)
+    return (*config.flags, *case.variant.flags, *case.mode_flags)
 
 
 def select_rules(rules, patterns: Sequence[str]):

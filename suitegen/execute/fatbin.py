@@ -52,6 +52,8 @@ class FatbinRunner:
         except (BrokenPipeError, OSError):
             line = ""
         took = time.monotonic() - start
+        if procs.stopping():
+            raise procs.Stopped()
         if line is None:
             self._discard(proc)
             return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no reply after {self.timeout:g}s",

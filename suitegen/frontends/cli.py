@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--baseline", metavar="FILE", help="compare with an accepted baseline; exit 1 on regressions")
     run.add_argument("--list", action="store_true", help="print the (case, config) items this run would judge "
                      "and exit")
+    run.add_argument("--batch", choices=["on", "off"], default=None, help="build compile-only cases of one config "
+                     "in shared translation units (default on); off: every item alone, the reference path")
 
     rules = sub.add_parser("rules", help="list the oracle's rules")
     options.add_arguments(rules, "rules")

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from suitegen.cases.corpus import MANIFEST
 from suitegen.engine import options
 
-MANIFEST = "manifest.json"
-SECTIONS = "sections.toml"
+SECTIONS = "sections.toml"  # marks an oracle folder
 MARKER = "suitegen_gpu"
 
 
@@ -31,7 +31,8 @@ def pytest_addoption(parser):
 
 
 def _active(config) -> bool:
-    return bool(config.getoption("suitegen", False)) or _collects_corpus(config)
+    """Whether this session uses suitegen (decided once, in pytest_configure)."""
+    return getattr(config, "_suitegen_active", False)
 
 
 def _collects_corpus(config) -> bool:
@@ -39,6 +40,7 @@ def _collects_corpus(config) -> bool:
 
 
 def pytest_configure(config):
+    config._suitegen_active = bool(config.getoption("suitegen", False)) or _collects_corpus(config)
     if not _active(config):
         return
     config.addinivalue_line("markers", f"{MARKER}: a suitegen item that runs a program on a GPU")
@@ -56,10 +58,30 @@ def pytest_configure(config):
             config._suitegen_lock = RunLock(config.getoption("suitegen_out"), "pytest --suitegen").acquire()
         except RunFolderBusy as exc:
             raise pytest.UsageError(f"suitegen: {exc}") from None
-    if config.getoption("suitegen") and config.args_source is not pytest.Config.ArgsSource.ARGS:
-        # No path given: the oracle named by --suitegen-oracle, else the built-in one.
-        from suitegen import resources
-        config.args[:] = [config.getoption("suitegen_oracle") or str(resources.oracle_root())]
+    if config.getoption("suitegen"):
+        config._suitegen_oracle = _oracle_dir(config)
+        if config.args_source is not pytest.Config.ArgsSource.ARGS:
+            config.args[:] = [config._suitegen_oracle]  # no path given: collect the oracle itself
+
+
+def _oracle_dir(config) -> str:
+    """Return the one oracle folder of this session: the paths given, else --suitegen-oracle, else the built-in."""
+    named = config.getoption("suitegen_oracle")
+    found = set()
+    if config.args_source is pytest.Config.ArgsSource.ARGS:
+        for arg in config.args:
+            path = Path(arg.split("::")[0])
+            folder = path if path.is_dir() else path.parent
+            if (folder / SECTIONS).exists():
+                found.add(str(folder.resolve()))
+    if named:
+        found.add(str(Path(named).resolve()))
+    if len(found) > 1:
+        raise pytest.UsageError(f"suitegen: one session runs one oracle, not {', '.join(sorted(found))}")
+    if found:
+        return found.pop()
+    from suitegen import resources
+    return str(resources.oracle_root())
 
 
 def pytest_unconfigure(config):
@@ -72,7 +94,7 @@ def pytest_unconfigure(config):
 
 
 def pytest_report_header(config):
-    if not config.getoption("suitegen", False):
+    if not _active(config):
         return None
     s = _session(config)
     tcs = ", ".join(f"{t.label} {t.version_str} ({t.fingerprint})" for t in s.toolchains)
@@ -82,39 +104,37 @@ def pytest_report_header(config):
 
 
 def pytest_collect_file(file_path: Path, parent):
+    if not _active(parent.config):
+        return None
     if file_path.name == MANIFEST:
         try:
-            if json.loads(file_path.read_text()).get("format") is not None:
-                return CorpusFile.from_parent(parent, path=file_path)
+            data = json.loads(file_path.read_text())
         except (OSError, ValueError):
             return None
+        if isinstance(data, dict) and "format" in data and "cases" in data:
+            return CorpusFile.from_parent(parent, path=file_path)
     if (file_path.suffix == ".toml" and file_path.name != SECTIONS and parent.config.getoption("suitegen", False)
-            and (file_path.parent / SECTIONS).exists()):
+            and str(file_path.parent.resolve()) == parent.config._suitegen_oracle):
         return SectionFile.from_parent(parent, path=file_path)
     return None
 
 
-def _session(config, oracle_dir: str | None = None):
+def _session(config):
     """Return this process's engine session (toolchains and GPU probed once per xdist worker)."""
+    from dataclasses import replace
+
     from suitegen.build.toolchain import ToolchainError
     from suitegen.engine.session import open_session
     from suitegen.oracle.loader import OracleError
     session = getattr(config, "_suitegen_session", None)
     if session is None:
         opts = options.from_namespace(config.option, prefix="suitegen_")
-        if oracle_dir and not opts.oracle:
-            opts = options.RunOptions(**{**_fields(opts), "oracle": oracle_dir})
+        oracle = getattr(config, "_suitegen_oracle", None)
         try:
-            session = config._suitegen_session = open_session(opts, cases=[])
+            session = config._suitegen_session = open_session(replace(opts, oracle=oracle or opts.oracle), cases=[])
         except (ToolchainError, OracleError, ValueError) as exc:
             raise pytest.UsageError(f"suitegen: {exc}") from None
-    elif oracle_dir and Path(oracle_dir).resolve() != Path(session.oracle.root).resolve():
-        raise pytest.UsageError(f"suitegen: one session runs one oracle: {session.oracle.root} and {oracle_dir}")
     return session
-
-
-def _fields(opts) -> dict:
-    return {name: getattr(opts, name) for name in opts.__dataclass_fields__}
 
 
 class _SuiteFile(pytest.File):
@@ -126,7 +146,7 @@ class _SuiteFile(pytest.File):
 
     def collect(self):
         from suitegen.engine.session import configs_for, item_name, plan, select_rules
-        session = _session(self.config, self._oracle_dir())
+        session = _session(self.config)
         cases = [c for c in self._cases() if select_rules([c.rule], session.options.rules)]
         try:
             configs = configs_for(session.toolchains, options.resolve_profile(session.options, self._base_profile()))
@@ -137,15 +157,10 @@ class _SuiteFile(pytest.File):
             name = item_name(case, cfg, several).split("[", 1)[1]
             yield SuitegenItem.from_parent(self, name=f"{case.rule.id}[{name}", case=case, cfg=cfg)
 
-    def _oracle_dir(self) -> str | None:
-        return None
 
 
 class SectionFile(_SuiteFile):
     """An oracle section file: its rules rendered into cases."""
-
-    def _oracle_dir(self):
-        return str(self.path.parent)
 
     def _cases(self):
         from suitegen.cases.render import Renderer, RenderError

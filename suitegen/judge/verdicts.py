@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 from suitegen import hooks
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
-                            ExecStatus, Expect, Expectation, Judgement, Mode, Outcome, Verdict)
+                            ExecStatus, Expect, Expectation, Judgement, Outcome, Verdict)
 from suitegen.oracle.conditions import Env, flag_features
 
 
@@ -30,8 +30,7 @@ class Preparation:
 
 def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     """Return the condition environment for one case under one config on this machine."""
-    rdc = ("-rdc=true",) if case.variant.mode is Mode.RDC_LINK else ()
-    feats = set(features) | flag_features((*config.flags, *case.variant.flags, *rdc))
+    feats = set(features) | flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
     return Env(std=config.std, arch=config.arch, nvcc=config.toolchain.version, features=frozenset(feats))
 
 

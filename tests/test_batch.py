@@ -1,0 +1,141 @@
+"""Batched builds: attribution by member region, and fallback to single builds wherever it is not certain."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from suitegen.build import batch
+from suitegen.engine.item import units
+from suitegen.model import (Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
+                            Std, Toolchain, Variant)
+
+from conftest import REPO, needs_nvcc
+
+TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compiler="g++", host_version="g++ 12",
+               fingerprint="f00")
+CFG = Config(toolchain=TC, std=Std.CXX17, arch="sm_90")
+
+
+def case(text, name="v", mode=Mode.COMPILE, files=None):
+    v = Variant(name=name, params={}, expectation=Expectation(expect=Expect.ACCEPT), mode=mode)
+    rule = Rule(id=f"demo/{name}", section="demo", statement="s", templates={"main.cu": "t"}, variants=(v,))
+    return Case(rule=rule, variant=v, files=files or {"main.cu": text}, violation_line=None)
+
+
+def diag(sev, file, line=2, phase=Phase.CUDAFE, msg="m"):
+    return Diagnostic(severity=sev, message=msg, phase=phase, file=file, line=line)
+
+
+def result(outcome, *diags, phase=None):
+    return CompileResult(outcome=outcome, phase=phase, exit_code=0 if outcome.accepted else 2, diagnostics=diags,
+                         commands=(("nvcc",),), output="", duration=3.0)
+
+
+def test_what_may_join_a_batch():
+    assert batch.batchable(case("#include <cstdio>\n__device__ int f() { return 1; }\n"))
+    assert not batch.batchable(case("int main() { return 0; }\n")), "a program with main"
+    assert not batch.batchable(case("#pragma nv_diag_suppress 177\nint x;\n")), "a pragma changes later members"
+    assert not batch.batchable(case('extern "C" __device__ int f();\n')), "C names collide"
+    assert not batch.batchable(case("int x;\n#include <cstdio>\n")), "an include after code"
+    assert not batch.batchable(case("int x;\n", mode=Mode.LINK))
+    assert not batch.batchable(case("", files={"main.cu": "int a;", "b.cu": "int b;"}))
+
+
+def test_each_member_keeps_its_own_lines_and_file_name():
+    a = case("#include <cstdio>\n\n__device__ int f() { return 1; }\n", "a")
+    b = case("#include <cstdio>\n__device__ int g() { return 2; }\n", "b")
+    tu = batch.translation_unit([a, b]).splitlines()
+    assert tu[0] == "#include <cstdio>" and tu.count("#include <cstdio>") == 1
+    start = tu.index('#line 1 "sg_b1/main.cu"')
+    assert tu[start + 2] == "__device__ int g() { return 2; }", "line 2 of the member is line 2 after #line 1"
+    assert batch.member_of("sg_b1/main.cu") == 1 and batch.member_of("/tmp/x/sg_b12/main.cu") == 12
+    assert batch.member_of("batch.cu") is None and batch.member_of(None) is None
+
+
+def test_units_group_by_config_flags_and_includes():
+    same = [case("__device__ int f();\n", f"s{i}") for i in range(5)]
+    other = case("#include <cstdio>\n__device__ int f();\n", "inc")
+    alone = case("int main() {}\n", "main")
+    work = units([(c, CFG) for c in [*same, other, alone]], size=4)
+    assert sorted(len(u.cases) for u in work) == [1, 1, 1, 4]
+    assert len(units([(c, CFG) for c in same], batching=False)) == 5
+
+
+SPLIT = [
+    # an accepted batch: members' own diagnostics, each alone would give the same
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, diag("warning", "sg_b1/main.cu")),
+     [Outcome.ACCEPTED, Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED]),
+    # a rejected batch: members with an error of their own are rejected; the others are unknown
+    (result(Outcome.REJECTED, diag("error", "sg_b0/main.cu"), phase=Phase.CUDAFE), [Outcome.REJECTED, None, None]),
+    # anything outside every member: nothing is certain
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, diag("warning", "/usr/include/x.h")), [None, None, None]),
+    (result(Outcome.REJECTED, diag("error", "sg_b0/main.cu"), diag("error", "batch.cu"), phase=Phase.CUDAFE),
+     [None, None, None]),
+    (result(Outcome.REJECTED, diag("error", "sg_b2/main.cu", msg="Error limit reached."), phase=Phase.CUDAFE),
+     [None, None, None]),
+    (result(Outcome.CRASHED, phase=Phase.CICC), [None, None, None]),
+    (result(Outcome.TIMED_OUT, phase=Phase.CICC), [None, None, None]),
+]
+
+
+@pytest.mark.parametrize("res, outcomes", SPLIT)
+def test_split_attributes_only_what_is_certain(res, outcomes):
+    parts = batch.split(res, 3)
+    assert [p and p.outcome for p in parts] == outcomes
+    for p in parts:
+        if p is not None:
+            assert all(d.file == "main.cu" for d in p.diagnostics), "records read like a single compile's"
+
+
+def test_a_remark_printed_once_per_unit_is_no_member_s():
+    remark = Diagnostic(severity="remark", message="The warnings can be suppressed", phase=Phase.CUDAFE)
+    parts = batch.split(result(Outcome.ACCEPTED_WITH_WARNINGS, diag("warning", "sg_b0/main.cu"), remark), 2)
+    assert [p.outcome for p in parts] == [Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED]
+
+
+# A fake nvcc that crashes (or hangs) on any batch and accepts single compiles.
+BAD_BATCH = '''
+if [ -e batch.cu ]; then {what}; fi
+exit 0
+'''
+
+
+@pytest.mark.parametrize("what, why", [("echo 'Segmentation fault (core dumped)'; exit 139", "crash"),
+                                       ("sleep 30", "hang")])
+def test_a_batch_that_crashes_or_hangs_costs_its_members_nothing(fake_nvcc, mini_oracle, tmp_path, what, why):
+    nvcc = fake_nvcc(BAD_BATCH.format(what=what))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--oracle",
+                           str(mini_oracle[0]), "--templates", str(mini_oracle[1]), "--std", "c++17", "--arch",
+                           "sm_90", "--out", str(out), "-q", "--timeout", "3"], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(recs) == 3, proc.stderr
+    for r in recs:  # every member was built alone: the fake accepts singles
+        assert r["batch"]["how"] == "alone" and r["observed"]["outcome"] == "accepted", r["batch"]
+    assert {r["variant"]: r["verdict"] for r in recs} == {"pos-host": "PASS", "neg-device": "FAIL",
+                                                          "neg-global": "FAIL"}
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_batched_verdicts_equal_single_ones(tmp_path):
+    """The reference path and the batched path judge every (case, config) alike, on real nvcc."""
+    rules = ["device-memory-space/no-automatic-in-device-function", "device-memory-space/no-data-member",
+             "long-double/*", "deprecation/*", "exceptions/*"]
+    runs = {}
+    for mode in ("off", "on"):
+        out = tmp_path / mode
+        argv = [sys.executable, "-m", "suitegen", "run", "--profile", "quick", "--out", str(out), "-q",
+                "--batch", mode, *[a for r in rules for a in ("--rules", r)]]
+        proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=900)
+        assert proc.returncode in (0, 1), proc.stderr
+        runs[mode] = {(r["case_key"], r["config_key"]): r for r in map(json.loads, (out / "results.jsonl").open())}
+    assert runs["on"].keys() == runs["off"].keys()
+    assert {k: r["verdict"] for k, r in runs["on"].items()} == {k: r["verdict"] for k, r in runs["off"].items()}
+    batched = [r for r in runs["on"].values() if (r["batch"] or {}).get("how") == "batch"]
+    assert len(batched) > len(runs["on"]) / 2, "most of these cases were judged from batches"
+    assert {r["verdict"] for r in batched} <= {"PASS", "XFAIL"}, "only a single build may say FAIL"
+    kinds = {(r["expected"] or {}).get("expect") for r in batched}
+    assert {"accept", "reject", "warn"} <= kinds, "accept, reject and warn cases all batch"
