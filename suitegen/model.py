@@ -342,6 +342,11 @@ class Diagnostic:
         return {"severity": self.severity, "message": self.message, "phase": self.phase.value,
                 "file": self.file, "line": self.line, "number": self.number}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Diagnostic":
+        return cls(severity=data["severity"], message=data["message"], phase=Phase(data["phase"]),
+                   file=data.get("file"), line=data.get("line"), number=data.get("number"))
+
 
 @dataclass(**FROZEN)
 class CompileResult:
@@ -354,6 +359,19 @@ class CompileResult:
     commands: tuple[tuple[str, ...], ...]
     output: str
     duration: float
+    cached: bool = False  # taken from the build cache: nothing ran
+
+    def to_json(self) -> dict:
+        return {"outcome": self.outcome.value, "phase": self.phase.value if self.phase else None,
+                "exit_code": self.exit_code, "diagnostics": [d.to_json() for d in self.diagnostics],
+                "commands": [list(c) for c in self.commands], "output": self.output, "duration": self.duration}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "CompileResult":
+        return cls(outcome=Outcome(data["outcome"]), phase=Phase(data["phase"]) if data["phase"] else None,
+                   exit_code=data["exit_code"], diagnostics=tuple(Diagnostic.from_json(d) for d in data["diagnostics"]),
+                   commands=tuple(tuple(c) for c in data["commands"]), output=data["output"],
+                   duration=data["duration"])
 
 
 class ExecStatus(enum.Enum):
@@ -466,6 +484,7 @@ class Record:
                 "exit_code": res.exit_code,
                 "diagnostics": [d.to_json() for d in res.diagnostics],
                 "commands": [list(c) for c in res.commands],
+                "cached": res.cached,
             },
             "verdict": self.judgement.verdict.value,
             "reason": self.judgement.reason,

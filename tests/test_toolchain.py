@@ -126,3 +126,32 @@ def test_feature_probing_stops_with_the_run_and_caches_nothing(fake_nvcc):
     assert not features._cache_file(tc).exists()
     assert {"has-int128", "has-libcudacxx"} <= features.detected_features(tc)
     assert features._cache_file(tc).exists()
+
+
+def test_fingerprint_follows_what_a_wrapper_really_runs(fake_nvcc, tmp_path):
+    # nvcc on PATH may be a two-line wrapper: the fingerprint must change when the real tools change.
+    real = tmp_path / "cuda" / "bin"
+    real.mkdir(parents=True)
+    for tool in ("cudafe++", "ptxas"):
+        (real / tool).write_text("v1")
+    (tmp_path / "cuda" / "nvvm" / "bin").mkdir(parents=True)
+    (tmp_path / "cuda" / "nvvm" / "bin" / "cicc").write_text("v1")
+    (tmp_path / "cuda" / "include").mkdir()
+    (tmp_path / "cuda" / "include" / "cuda_runtime.h").write_text("// v1\n")
+    wrapper = fake_nvcc(f'''
+case " $* " in *" --dryrun "*)
+  echo '#$ _HERE_={real}'
+  echo '#$ CICC_PATH={real}/../nvvm/bin'
+  echo '#$ INCLUDES="-I{tmp_path}/cuda/include"  '
+  exit 0;;
+esac
+exit 0''')
+    before = toolchain.probe(str(wrapper)).fingerprint
+    assert toolchain.probe(str(wrapper)).fingerprint == before
+    for changed in (real / "cudafe++", tmp_path / "cuda" / "nvvm" / "bin" / "cicc"):
+        changed.write_text("v2")
+        after = toolchain.probe(str(wrapper)).fingerprint
+        assert after != before, changed
+        before = after
+    (tmp_path / "cuda" / "include" / "cuda_runtime.h").write_text("// v2, a longer header\n")
+    assert toolchain.probe(str(wrapper)).fingerprint != before, "a changed header changes the identity"

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Sequence
 
-from suitegen.build.compile import nvcc_argv, run_nvcc
+from suitegen.build.compile import cached_build, nvcc_argv
 from suitegen.cases.compose import NOT_COMPOSABLE
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
@@ -80,10 +80,11 @@ def command(cases: Sequence[Case], config: Config) -> list[str]:
     return [*nvcc_argv(config, cases[0].variant.flags), "-c", "batch.cu", "-o", "batch.o"]
 
 
-def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float) -> CompileResult:
+def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,
+                  cached: bool = False) -> CompileResult:
     """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome."""
-    (folder / "batch.cu").write_text(translation_unit(cases))
-    return run_nvcc(command(cases, config), folder, timeout)
+    return cached_build(config, command(cases, config), {"batch.cu": translation_unit(cases)}, folder, timeout,
+                        cached)
 
 
 def split(result: CompileResult, size: int) -> list[CompileResult | None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import diagnostics
+from suitegen.build import cache, diagnostics
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
 
 DEFAULT_TIMEOUT = 120.0
@@ -42,16 +42,31 @@ def arch_flags(arch: str) -> list[str]:
     return out
 
 
-def write_case(case: Case, folder: Path) -> None:
-    """Write a case's files into ``folder``."""
-    for name, text in case.files.items():
+def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT,
+                 cached: bool = False) -> CompileResult:
+    """Write a case into ``folder`` (a private scratch folder), compile it there and classify the outcome.
+
+    ``cached``: take the result from the build cache when it has it (nothing is written or built then,
+    so only for builds whose product nobody runs), and store a fresh one.
+    """
+    argv = command(case, config)
+    return cached_build(config, argv, dict(case.files), folder, timeout, cached)
+
+
+def cached_build(config: Config, argv: list[str], files: dict[str, str], folder: Path, timeout: float,
+                 cached: bool) -> CompileResult:
+    """Return the result of building ``files`` with ``argv`` in ``folder``, through the build cache if asked."""
+    k = cache.key(config.toolchain, argv, files) if cached else None
+    if k is not None:
+        hit = cache.get(k)
+        if hit is not None:
+            return hit
+    for name, text in files.items():
         (folder / name).write_text(text)
-
-
-def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT) -> CompileResult:
-    """Write a case into ``folder`` (a private scratch folder), compile it there and classify the outcome."""
-    write_case(case, folder)
-    return run_nvcc(command(case, config), folder, timeout)
+    result = run_nvcc(argv, folder, timeout)
+    if k is not None:
+        cache.put(k, result)
+    return result
 
 
 def program_path(case: Case, folder: Path) -> Path | None:

@@ -6,6 +6,7 @@ import os
 import platform
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -88,6 +89,68 @@ def host_compiler_for(flags: Iterable[str] = ()) -> str:
     return shutil.which("g++") or "g++"
 
 
+TOOLS = ("nvcc", "cudafe++", "ptxas", "fatbinary", "nvlink")
+DRYRUN_VARS = re.compile(r'^#\$ (_HERE_|CICC_PATH|INCLUDES|SYSTEM_INCLUDES)=(.*)$', re.M)
+
+
+def identity(nvcc: Path, host: str) -> dict[str, str]:
+    """Return hashes of what a build really runs and reads, as ``nvcc --dryrun`` names it.
+
+    nvcc may be a wrapper script: its dry run names the real bin folder, cicc's folder and the include
+    folders. The real tools are hashed by content, the headers by name, size and time (cheap, and any
+    reinstall changes them), and the host compiler by its driver and its C++ front end (cc1plus).
+    """
+    with tempfile.TemporaryDirectory(prefix="suitegen-id-") as tmp:
+        (Path(tmp) / "id.cu").write_text("__global__ void k() {}\n")
+        try:
+            done = procs.run([str(nvcc), "--dryrun", "-ccbin", host, "-c", "id.cu", "-o", "id.o"],
+                             timeout=PROBE_TIMEOUT, cwd=tmp)
+            out = done.output
+        except OSError:
+            out = ""
+    found = dict(DRYRUN_VARS.findall(out))
+    here = Path(found.get("_HERE_", str(nvcc.parent)))
+    hashes = {"wrapper": _file_hash(nvcc)}
+    for tool in TOOLS:
+        if (here / tool).is_file():
+            hashes[tool] = _file_hash(here / tool)
+    cicc = Path(found.get("CICC_PATH", str(here / "../nvvm/bin"))) / "cicc"
+    if cicc.is_file():
+        hashes["cicc"] = _file_hash(cicc)
+    includes = re.findall(r'(?:-I|-isystem" ")"?([^" ]+)', found.get("INCLUDES", "") + " " +
+                          found.get("SYSTEM_INCLUDES", ""))
+    hashes["headers"] = _tree_stamp(sorted(set(includes)))
+    hashes["host"] = _host_hash(host)
+    return hashes
+
+
+def _tree_stamp(folders: list[str]) -> str:
+    """Return a digest of every file's relative name, size and modification time under the folders."""
+    entries = []
+    for folder in folders:
+        for root, _, files in os.walk(folder, followlinks=True):
+            for name in files:
+                try:
+                    st = os.stat(os.path.join(root, name))
+                except OSError:
+                    continue
+                entries.append((os.path.relpath(os.path.join(root, name), folder), st.st_size, st.st_mtime_ns))
+    return digest(sorted(entries))
+
+
+def _host_hash(host: str) -> str:
+    """Return a digest of the host compiler's driver and its C++ front end."""
+    driver = shutil.which(host) or host
+    parts = [_file_hash(Path(driver).resolve())] if Path(driver).is_file() else [driver]
+    try:
+        front = procs.run([driver, "-print-prog-name=cc1plus"], timeout=PROBE_TIMEOUT).output.strip()
+    except OSError:
+        front = ""
+    if front and Path(front).is_file():
+        parts.append(_file_hash(Path(front).resolve()))
+    return digest(parts)
+
+
 def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
     """Probe one nvcc and its host compiler; raise ToolchainError if either is unusable."""
     path = Path(nvcc).resolve()
@@ -100,13 +163,7 @@ def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchai
     version = tuple(int(x) for x in m.group(3, 4, 5))
     host = host_compiler_for(host_flags)
     host_text = _run_probe([host, "--version"], "host compiler").strip().splitlines()[0]
-    hashes = {"nvcc": _file_hash(path)}
-    # The driver is small; what compiles is its companions, so they belong to the identity.
-    for rel in ("cudafe++", "../nvvm/bin/cicc", "ptxas", "nvlink"):
-        comp = (path.parent / rel).resolve()
-        if comp.is_file():
-            hashes[rel] = _file_hash(comp)
-    fp = digest(hashes, text.strip(), str(path), shutil.which(host) or host, host_text)
+    fp = digest(identity(path, host), text.strip(), str(path), host_text)
     return Toolchain(nvcc=str(path), version=version, version_text=text.strip().splitlines()[-1],
                      host_compiler=shutil.which(host) or host, host_version=host_text,
                      fingerprint=fp, name=name)

@@ -71,9 +71,11 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     if prep.final is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
             folder = Path(tmp)
-            result = compile_case(case, config, folder, timeout=session.options.timeout)
-            program = program_path(case, folder)
             runtime = prep.expectation.expect is Expect.RUNTIME
+            runs = runtime and case.variant.mode is not Mode.COMPILE and session.gpus is not None
+            result = compile_case(case, config, folder, timeout=session.options.timeout,
+                                  cached=not runs and not session.options.no_cache)
+            program = program_path(case, folder)
             if runtime and result.outcome.accepted and program and session.gpus is not None:
                 if case.variant.mode is Mode.FATBIN:
                     check = hooks.get("check", case.variant.check)(case.variant.params)
@@ -124,7 +126,8 @@ def _build(session: Session, cases: Sequence[Case], config: Config) -> dict[str,
     a batch that crashes or times out leaves every member to be built alone.
     """
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
-        result = batch.compile_batch(cases, config, Path(tmp), timeout=session.options.timeout)
+        result = batch.compile_batch(cases, config, Path(tmp), timeout=session.options.timeout,
+                                     cached=not session.options.no_cache)
     how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
     out, rest = {}, []
     for case, part in zip(cases, batch.split(result, len(cases))):

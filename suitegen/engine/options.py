@@ -53,6 +53,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(name="timeout", type=float, help="seconds per compile (default 120)"),
     Option(name="exec-timeout", type=float, help="seconds per program run on the GPU (default 60)"),
     Option(name="no-exec", action="store_true", default=False, help="compile only; never run on a GPU"),
+    Option(name="no-cache", action="store_true", default=False,
+           help="build everything again: neither read nor fill the build cache"),
     Option(name="allow-xpass", action="store_true", default=False,
            help="report XPASS (a known deviation that no longer shows) without failing: for exploratory runs"),
 )
@@ -75,6 +77,7 @@ class RunOptions:
     timeout: float = 120.0
     exec_timeout: float = 60.0
     no_exec: bool = False
+    no_cache: bool = False
     allow_xpass: bool = False
 
 

@@ -24,7 +24,8 @@ from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLo
 from suitegen.report.summary import table
 
 RESUMED = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
-           "exec_timeout", "profile", "matrix", "toolchains", "allow_xpass", "baseline", "corpus", "batch")
+           "exec_timeout", "profile", "matrix", "toolchains", "allow_xpass", "baseline", "corpus", "batch",
+           "no_cache")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
