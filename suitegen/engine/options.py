@@ -21,6 +21,7 @@ class Option:
     type: Any = None
     default: Any = None
     metavar: str | None = None
+    choices: tuple[str, ...] | None = None
     commands: frozenset[str] = frozenset({"run", "plugin"})
 
     @property
@@ -53,6 +54,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(name="timeout", type=float, help="seconds per compile (default 120)"),
     Option(name="exec-timeout", type=float, help="seconds per program run on the GPU (default 60)"),
     Option(name="no-exec", action="store_true", default=False, help="compile only; never run on a GPU"),
+    Option(name="batch", choices=("on", "off"), help="build compile-only cases of one config in shared "
+           "translation units (default on); off: every item alone, the reference path"),
     Option(name="no-cache", action="store_true", default=False,
            help="build everything again: neither read nor fill the build cache"),
     Option(name="allow-xpass", action="store_true", default=False,
@@ -77,6 +80,7 @@ class RunOptions:
     timeout: float = 120.0
     exec_timeout: float = 60.0
     no_exec: bool = False
+    batch: str | None = None  # on (None) or off
     no_cache: bool = False
     allow_xpass: bool = False
 
@@ -101,6 +105,8 @@ def _kwargs(opt: Option) -> dict:
         kw["metavar"] = opt.metavar or opt.name.upper()
         if opt.type is not None:
             kw["type"] = opt.type
+        if opt.choices is not None:
+            kw["choices"] = list(opt.choices)
     return kw
 
 

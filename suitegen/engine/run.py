@@ -11,6 +11,7 @@ import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import replace
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
@@ -18,6 +19,7 @@ from suitegen.engine import options
 from suitegen.engine.item import safe_run_unit, units
 from suitegen.engine.progress import Progress
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
+from suitegen.model import digest
 from suitegen.report.outputs import publish
 from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run, new_run_id,
                                         read_cases, write_json)
@@ -25,7 +27,7 @@ from suitegen.report.summary import table
 
 RESUMED = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
            "exec_timeout", "profile", "matrix", "toolchains", "allow_xpass", "baseline", "corpus", "batch",
-           "no_cache")
+           "no_cache", "shard")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -109,8 +111,12 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     configs = configs_for(session.toolchains, prof)
     results = ResultsFile(folder)
     done = results.done_keys()
-    every = plan(session.cases, configs)
-    items = [(c, cfg) for c, cfg in every if (c.key, cfg.key) not in done]
+    # Units come from the whole plan, so a shard and a resumed run keep the same batches.
+    work = shard(units(plan(session.cases, configs), batching=session.options.batch != "off"), args.shard)
+    every = [(c, u.config) for u in work for c in u.cases]
+    work = [replace(u, cases=kept) for u in work
+            if (kept := tuple(c for c in u.cases if (c.key, u.config.key) not in done))]
+    items = [(c, u.config) for u in work for c in u.cases]
     jobs = args.jobs or os.cpu_count() or 1
     meta = _meta(args, session, run_id, jobs)
     write_json(folder / META, meta)
@@ -118,7 +124,6 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     _announce(session, prof, configs, every, done, jobs, folder)
     start = time.monotonic()
     stopped = None
-    work = units(items, batching=args.batch != "off")
     try:
         stopped = _execute(session, work, len(items), results, jobs, quiet=args.quiet)
     finally:
@@ -140,6 +145,18 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     return 1 if summary["failed"] or regressions else 0
 
 
+def shard(work: list, spec: str | None) -> list:
+    """Return the units of shard K of N (``spec`` 'K/N'): a stable split by content, batches kept whole."""
+    if not spec:
+        return work
+    try:
+        k, n = (int(x) for x in spec.split("/"))
+        assert 1 <= k <= n
+    except (ValueError, AssertionError):
+        raise ValueError(f"--shard {spec!r}: expected K/N with 1 <= K <= N, e.g. 2/4") from None
+    return [u for u in work if int(digest([c.key for c in u.cases], u.config.key), 16) % n == k - 1]
+
+
 def _meta(args, session: Session, run_id: str, jobs: int) -> dict:
     return {
         "run_id": run_id, "suitegen": __version__, "started": now(), "schema": 2,
@@ -151,6 +168,7 @@ def _meta(args, session: Session, run_id: str, jobs: int) -> dict:
                 "devices": list(session.gpu.devices)},
         "execution": session.execution_skipped or "runtime cases executed",
         "allow_xpass": bool(args.allow_xpass),
+        "shard": args.shard,
         "args": {k: getattr(args, k, None) for k in RESUMED},
         "jobs": jobs,
     }

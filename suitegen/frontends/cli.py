@@ -32,8 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--baseline", metavar="FILE", help="compare with an accepted baseline; exit 1 on regressions")
     run.add_argument("--list", action="store_true", help="print the (case, config) items this run would judge "
                      "and exit")
-    run.add_argument("--batch", choices=["on", "off"], default=None, help="build compile-only cases of one config "
-                     "in shared translation units (default on); off: every item alone, the reference path")
+    run.add_argument("--shard", metavar="K/N", help="run only shard K of N (a stable split that keeps batches "
+                     "whole); join the shards' folders with suitegen merge")
 
     rules = sub.add_parser("rules", help="list the oracle's rules")
     options.add_arguments(rules, "rules")
@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("run", help="run id under reports/, or its folder")
     options.add_arguments(rep, "report")
 
+    mer = sub.add_parser("merge", help="join run folders (the shards of one run) into one run folder")
+    mer.add_argument("out", help="the merged run folder")
+    mer.add_argument("runs", nargs="+", help="run ids or folders")
+    options.add_arguments(mer, "report")
+
     ju = sub.add_parser("junit", help="JUnit XML tools")
     jsub = ju.add_subparsers(dest="junit_command", required=True)
     merge = jsub.add_parser("merge", help="merge JUnit files (per worker or toolchain) into one")
@@ -93,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = {"run": run_command, "rules": rules_command, "generate": generate_command,
                "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
-               "baseline": baseline_command, "report": report_command, "junit": junit_command}[args.command]
+               "baseline": baseline_command, "report": report_command, "merge": merge_command,
+               "junit": junit_command}[args.command]
     try:
         return command(args)
     except (OracleError, RenderError, ToolchainError, RunFolderBusy, ValueError) as exc:
@@ -196,6 +202,18 @@ def report_command(args) -> int:
     print(table(summary))
     print(f"\nwrote {folder}/summary.json, summary.md, junit.xml, index.html and repro/")
     return EXIT_OK
+
+
+def merge_command(args) -> int:
+    from suitegen.oracle import loader as oracle
+    from suitegen.report.outputs import publish
+    from suitegen.report.run_folder import find_run, merge
+    from suitegen.report.summary import table
+    folder = merge([find_run(r) for r in args.runs], Path(args.out))
+    summary = publish(folder, oracle.load(args.oracle).sections)
+    print(table(summary))
+    print(f"\nmerged {len(args.runs)} runs into {folder}: {summary['results']} results")
+    return EXIT_FAIL if summary["failed"] else EXIT_OK
 
 
 def toolchain_command(args) -> int:

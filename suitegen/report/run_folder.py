@@ -14,7 +14,7 @@ import socket
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from suitegen import resources
 from suitegen.model import Case, Record
@@ -181,3 +181,26 @@ def case_entry(case: Case) -> dict:
 
 def read_cases(folder: Path) -> dict[str, dict]:
     return {c["key"]: c for c in read_records(folder / CASES, ("key",))}
+
+
+def merge(folders: Sequence[Path], out: Path) -> Path:
+    """Join run folders (the shards of one run) into ``out``: records and cases once each, one run.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    if (out / RESULTS).exists():
+        raise ValueError(f"{out} already holds a run; merge into a new folder")
+    with RunLock(out, "suitegen merge"):
+        results, cases = ResultsFile(out), ResultsFile(out, CASES)
+        metas = [json.loads((f / META).read_text()) for f in folders]
+        for folder in folders:
+            for record in read_records(folder / RESULTS):
+                results.append(record)
+            for case in read_records(folder / CASES, ("key",)):
+                cases.append(case)
+        toolchains = {t["fingerprint"]: t for m in metas for t in m.get("toolchains", [])}
+        merged = {**metas[0], "run_id": out.name, "merged_from": [str(f) for f in folders],
+                  "toolchains": list(toolchains.values()), "shard": None,
+                  "wall_seconds": max((m.get("wall_seconds") or 0) for m in metas),
+                  "items_this_run": sum((m.get("items_this_run") or 0) for m in metas),
+                  "interrupted": any(m.get("interrupted") for m in metas)}
+        write_json(out / META, merged)
+    return out

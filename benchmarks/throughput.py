@@ -1,0 +1,99 @@
+"""Benchmark: the same items three ways, on this machine, in one invocation.
+
+    python benchmarks/throughput.py --profile quick [--rules PATTERN ...] [-j N] [--keep DIR]
+
+1. reference: every item built alone (``--batch off --no-cache``);
+2. batched, cold cache (a fresh, private cache folder);
+3. batched, warm cache (the same folder again).
+
+It prints wall time, core-seconds (the CPU time of every process the run started), items/s and the
+ratios against the reference, how many items were built alone in the batched run and why, how many
+nvcc builds each way ran, and the number of (case, config) verdicts that differ between 1 and 2 (and
+2 and 3): each must be 0.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def run(name: str, argv: list[str], env: dict, out: Path) -> dict:
+    """Run one suitegen run as a child; return its wall time, core-seconds and records."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "-q", "--out", str(out), *argv], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{name}: suitegen run exited {proc.returncode}: {proc.stderr[-2000:]}")
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"name": name, "wall": wall, "cpu": cpu, "records": records}
+
+
+def builds(records: list[dict]) -> int:
+    """Return how many nvcc builds ran: one per batch, one per item built alone (cache hits: none)."""
+    batches, alone = set(), 0
+    for r in records:
+        obs = r.get("observed") or {}
+        if not obs or obs.get("cached"):
+            continue
+        how = r.get("batch") or {}
+        if how.get("how") == "batch":
+            batches.add(how["id"])
+        else:
+            alone += 1
+    return len(batches) + alone
+
+
+def differences(a: list[dict], b: list[dict]) -> int:
+    va = {(r["case_key"], r["config_key"]): r["verdict"] for r in a}
+    vb = {(r["case_key"], r["config_key"]): r["verdict"] for r in b}
+    return sum(va.get(k) != vb.get(k) for k in va.keys() | vb.keys())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", metavar="DIR", help="keep the three run folders here")
+    args, passthrough = parser.parse_known_args()
+    root = Path(args.keep or tempfile.mkdtemp(prefix="suitegen-throughput-"))
+    root.mkdir(parents=True, exist_ok=True)
+    cache = Path(tempfile.mkdtemp(prefix="suitegen-cache-"))
+    env = dict(os.environ, SUITEGEN_CACHE=str(cache))
+    # The feature and config probes are cached per toolchain: fill them first so no way pays for them.
+    subprocess.run([sys.executable, "-m", "suitegen", "run", "--list", *passthrough], env=env,
+                   stdout=subprocess.DEVNULL, check=True)
+    ref = run("reference", [*passthrough, "--batch", "off", "--no-cache"], env, root / "reference")
+    cold = run("batched, cold cache", [*passthrough, "--batch", "on"], env, root / "cold")
+    warm = run("batched, warm cache", [*passthrough, "--batch", "on"], env, root / "warm")
+    n = len(ref["records"])
+    print(f"throughput: {' '.join(passthrough)} on {platform.node()} ({os.cpu_count()} cores), {n} items")
+    for r in (ref, cold, warm):
+        print(f"  {r['name']:<22} wall {r['wall']:8.1f} s ({ref['wall'] / r['wall']:5.1f}x)   core-s "
+              f"{r['cpu']:8.1f} ({ref['cpu'] / max(r['cpu'], 1e-9):5.1f}x)   {n / r['wall']:7.2f} items/s   "
+              f"nvcc builds {builds(r['records'])}")
+    alone = collections.Counter((r.get("batch") or {}).get("why") or "not batchable (mode, files, or scope)"
+                                for r in cold["records"] if (r.get("batch") or {}).get("how") != "batch"
+                                and r.get("observed"))
+    built = sum(1 for r in cold["records"] if r.get("observed"))
+    print(f"  fallback: {sum(alone.values())} of {built} built items were built alone in the batched run")
+    for why, count in alone.most_common():
+        print(f"    {count:5}  {why}")
+    print(f"  verdict differences: reference vs batched {differences(ref['records'], cold['records'])}, "
+          f"cold vs warm {differences(cold['records'], warm['records'])}")
+    print(f"  run folders: {root}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
