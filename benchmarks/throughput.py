@@ -65,6 +65,8 @@ def differences(a: list[dict], b: list[dict]) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", metavar="DIR", help="keep the three run folders here")
+    parser.add_argument("--reference", metavar="DIR", help="take the reference from an earlier run of this "
+                        "script (its reference/ folder and timing.json) instead of running it again")
     args, passthrough = parser.parse_known_args()
     root = Path(args.keep or tempfile.mkdtemp(prefix="suitegen-throughput-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -73,7 +75,13 @@ def main() -> int:
     # The feature and config probes are cached per toolchain: fill them first so no way pays for them.
     subprocess.run([sys.executable, "-m", "suitegen", "run", "--list", *passthrough], env=env,
                    stdout=subprocess.DEVNULL, check=True)
-    ref = run("reference", [*passthrough, "--batch", "off", "--no-cache"], env, root / "reference")
+    if args.reference:
+        saved = json.loads((Path(args.reference) / "timing.json").read_text())
+        records = [json.loads(line) for line in (Path(args.reference) / "reference" / "results.jsonl").open()]
+        ref = {"name": "reference (saved)", "wall": saved["wall"], "cpu": saved["cpu"], "records": records}
+    else:
+        ref = run("reference", [*passthrough, "--batch", "off", "--no-cache"], env, root / "reference")
+        (root / "timing.json").write_text(json.dumps({"wall": ref["wall"], "cpu": ref["cpu"]}))
     cold = run("batched, cold cache", [*passthrough, "--batch", "on"], env, root / "cold")
     warm = run("batched, warm cache", [*passthrough, "--batch", "on"], env, root / "warm")
     n = len(ref["records"])

@@ -38,7 +38,12 @@ def test_what_may_join_a_batch():
     assert not batch.batchable(case("#pragma nv_diag_suppress 177\nint x;\n")), "a pragma changes later members"
     assert not batch.batchable(case('extern "C" __device__ int f();\n')), "C names collide"
     assert not batch.batchable(case("int x;\n#include <cstdio>\n")), "an include after code"
-    assert not batch.batchable(case("int x;\n", mode=Mode.LINK))
+    assert not batch.batchable(case("int x;\n", mode=Mode.LINK)), "a program without main"
+    assert batch.batchable(case("int main() { return 0; }\n", mode=Mode.LINK))
+    assert not batch.batchable(case("int main(int argc, char **argv) { return 0; }\n", mode=Mode.LINK))
+    selfcheck = "#define SG_CHECK(c) c\n#define SG_CUDA(c) c\nint main() { return 0; }\n"
+    assert batch.batchable(case(selfcheck, mode=Mode.LINK)), "the self-check's own macros are the same in all"
+    assert not batch.batchable(case("#define N 3\nint main() { return N; }\n", mode=Mode.LINK))
     assert not batch.batchable(case("", files={"main.cu": "int a;", "b.cu": "int b;"}))
 
 
@@ -51,6 +56,15 @@ def test_each_member_keeps_its_own_lines_and_file_name():
     assert tu[start + 2] == "__device__ int g() { return 2; }", "line 2 of the member is line 2 after #line 1"
     assert batch.member_of("sg_b1/main.cu") == 1 and batch.member_of("/tmp/x/sg_b12/main.cu") == 12
     assert batch.member_of("batch.cu") is None and batch.member_of(None) is None
+
+
+def test_a_batched_program_runs_the_member_it_is_asked_for():
+    a = case("int main() { return 1; }\n", "a", mode=Mode.LINK)
+    b = case("int main() { return 2; }\n", "b", mode=Mode.LINK)
+    tu = batch.translation_unit([a, b])
+    assert "case 0: return sg_b0::main();" in tu and "case 1: return sg_b1::main();" in tu
+    assert batch.command([a, b], CFG)[-3:] == ["batch.cu", "-o", "batch.out"]
+    assert batch.command([case("int f();\n")] * 2, CFG)[-4:] == ["-c", "batch.cu", "-o", "batch.o"]
 
 
 def test_units_group_by_config_flags_and_includes():
@@ -123,7 +137,7 @@ def test_a_batch_that_crashes_or_hangs_costs_its_members_nothing(fake_nvcc, mini
 def test_batched_verdicts_equal_single_ones(tmp_path):
     """The reference path and the batched path judge every (case, config) alike, on real nvcc."""
     rules = ["device-memory-space/no-automatic-in-device-function", "device-memory-space/no-data-member",
-             "long-double/*", "deprecation/*", "exceptions/*"]
+             "long-double/*", "deprecation/*", "built-in-variables/*"]
     runs = {}
     for mode in ("off", "on"):
         out = tmp_path / mode
@@ -136,6 +150,7 @@ def test_batched_verdicts_equal_single_ones(tmp_path):
     assert {k: r["verdict"] for k, r in runs["on"].items()} == {k: r["verdict"] for k, r in runs["off"].items()}
     batched = [r for r in runs["on"].values() if (r["batch"] or {}).get("how") == "batch"]
     assert len(batched) > len(runs["on"]) / 2, "most of these cases were judged from batches"
-    assert {r["verdict"] for r in batched} <= {"PASS", "XFAIL"}, "only a single build may say FAIL"
+    assert {r["verdict"] for r in batched} <= {"PASS", "XFAIL", "UNSUPPORTED"}, "only a single build may say FAIL"
+    assert all("not run" in r["reason"] for r in batched if r["verdict"] == "UNSUPPORTED"), "compiled; not run"
     kinds = {(r["expected"] or {}).get("expect") for r in batched}
     assert {"accept", "reject", "warn"} <= kinds, "accept, reject and warn cases all batch"

@@ -1,10 +1,14 @@
 """Batched builds: many cases of one config in one translation unit, each diagnostic attributed to its case.
 
-A case may join a batch only if it is self-contained: built with ``-c``, one file, its ``#include`` lines
-first, and nothing that reaches outside a namespace or changes the rest of the translation unit (no
-``main``, pragmas, macros, ``extern "C"``, global-scope qualifiers, ``__CUDA_ARCH__`` tests). Each member
-sits in its own namespace after ``#line 1 "sg_bN/main.cu"``, so nvcc reports its diagnostics under its
-own file name and line, as a single compile would.
+A case may join a batch only if it is self-contained: one file, its ``#include`` lines first, and
+nothing that reaches outside a namespace or changes the rest of the translation unit (pragmas, macros
+other than the self-check's, ``extern "C"``, global-scope qualifiers, ``__CUDA_ARCH__`` tests). Each
+member sits in its own namespace after ``#line 1 "sg_bN/main.cu"``, so nvcc reports its diagnostics under
+its own file name and line, as a single compile would.
+
+Compile-only cases (``-c``) batch as they are. Programs (``mode = "link"``) batch too: each member's
+``int main()`` becomes ``sg_bN::main``, and the batch's own ``main`` runs member N when given N, so every
+member still runs in its own process.
 
 The batch's result is split per member only where the split is certain (``split``); for the others the
 caller builds them again (a smaller batch, or alone).
@@ -17,10 +21,16 @@ from pathlib import Path, PurePath
 from typing import Sequence
 
 from suitegen.build.compile import cached_build, nvcc_argv
-from suitegen.cases.compose import NOT_COMPOSABLE
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
 MEMBER = re.compile(r"^sg_b(\d+)$")
+SCOPE = re.compile(r"namespace\s+std\b|^\s*::|(?<![\w:])::\s*\w|extern\s+\"C|#\s*(pragma|undef)|__CUDA_ARCH__|"
+                   r"inline\s+namespace", re.M)
+DEFINE = re.compile(r"#\s*define\s+(\w+)")
+SELFCHECK_MACROS = frozenset({"SG_CHECK", "SG_CUDA"})  # templates/common/selfcheck.cuh: the same text in every case
+MAIN = re.compile(r"\bmain\s*\(")
+PLAIN_MAIN = re.compile(r"^int\s+main\s*\(\s*(void)?\s*\)", re.M)
+DISPATCH = "sg_batch_main.cu"
 INCLUDE = re.compile(r"^\s*#\s*include\b")
 PLAIN = re.compile(r"^\s*(//.*)?$")  # a blank or comment-only line
 ERROR_LIMIT = re.compile(r"error limit", re.I)
@@ -42,13 +52,19 @@ def preamble(case: Case) -> tuple[str, ...] | None:
 
 def batchable(case: Case) -> bool:
     """Whether a case can share a translation unit with others (see the module's docstring)."""
-    return (case.variant.mode is Mode.COMPILE and len(case.files) == 1 and preamble(case) is not None
-            and not NOT_COMPOSABLE.search(case.files[case.main_file]))
+    text = case.files[case.main_file]
+    if case.variant.mode not in (Mode.COMPILE, Mode.LINK) or len(case.files) != 1 or preamble(case) is None:
+        return False
+    if SCOPE.search(text) or any(name not in SELFCHECK_MACROS for name in DEFINE.findall(text)):
+        return False
+    if case.variant.mode is Mode.COMPILE:
+        return not MAIN.search(text)
+    return len(MAIN.findall(text)) == 1 and PLAIN_MAIN.search(text) is not None
 
 
 def group_key(case: Case, config: Config) -> tuple:
-    """Return what members of one batch share: the config, the case's own flags and its includes."""
-    return config.key, case.variant.flags, preamble(case)
+    """Return what members of one batch share: the config, the build mode, the case's flags and its includes."""
+    return config.key, case.variant.mode, case.variant.flags, preamble(case)
 
 
 def member_file(index: int) -> str:
@@ -67,16 +83,24 @@ def member_of(file: str | None) -> int | None:
 
 
 def translation_unit(cases: Sequence[Case]) -> str:
-    """Return the batch's source: the shared includes, then each member in its own namespace."""
-    lines = list(preamble(cases[0]) or ())
+    """Return the batch's source: the shared includes, each member in its own namespace, and for programs
+    a ``main`` that runs the member its argument names."""
+    program = cases[0].variant.mode is Mode.LINK
+    lines = list(preamble(cases[0]) or ()) + (["#include <cstdlib>"] if program else [])
     for i, case in enumerate(cases):
         body = ["" if INCLUDE.match(line) else line for line in case.files[case.main_file].splitlines()]
         lines += [f"namespace sg_b{i} {{", f'#line 1 "{member_file(i)}"', *body, f"}}  // sg_b{i}"]
+    if program:
+        lines += [f'#line 1 "{DISPATCH}"', "int main(int argc, char **argv) {",
+                  "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {",
+                  *(f"    case {i}: return sg_b{i}::main();" for i in range(len(cases))), "  }", "  return 3;", "}"]
     return "\n".join(lines) + "\n"
 
 
 def command(cases: Sequence[Case], config: Config) -> list[str]:
     """Return the nvcc command line of a batch (the same as a single case's, on batch.cu)."""
+    if cases[0].variant.mode is Mode.LINK:
+        return [*nvcc_argv(config, cases[0].variant.flags), "batch.cu", "-o", "batch.out"]
     return [*nvcc_argv(config, cases[0].variant.flags), "-c", "batch.cu", "-o", "batch.o"]
 
 

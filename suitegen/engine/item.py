@@ -13,11 +13,11 @@ from suitegen.build.compile import compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
 from suitegen.judge.verdicts import Preparation, prepare, verdict
-from suitegen.model import Case, CompileResult, Config, Expect, Judgement, Mode, Record, Verdict, digest
+from suitegen.model import Case, Config, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
 
 BATCH_SIZE = 32
-# Only a single build may give these verdicts: a batch that says so is built again, alone.
-TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL)
+# The verdicts a batch may give; any other is built again, alone ("compiled; not run" is UNSUPPORTED).
+TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL, Verdict.UNSUPPORTED)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -89,10 +89,11 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
 
 
 def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[Record]:
-    """Judge compile-only items of one config from as few builds as attribution allows.
+    """Judge items of one config from as few builds as attribution allows (programs still run one each).
 
-    A verdict other than PASS or XFAIL is never taken from a batch: that item is built again alone, so
-    every FAIL's evidence and reproducer is its single-case command.
+    A verdict a batch could have caused is never taken from it: anything but PASS, XFAIL or "compiled;
+    not run" (and for a program that ran, anything but PASS) is built again alone, so every FAIL's
+    evidence and reproducer is its single-case command.
     """
     started = now()
     preps = {c.key: _prepare(session, c, config) for c in cases}
@@ -100,18 +101,26 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
                       observed=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
     todo = [c for c in cases if preps[c.key].final is None]
-    built = _build(session, todo, config) if len(todo) > 1 else {}
-    for case in todo:
-        if case.key not in built:
-            records.append(_alone(session, case, config, "the only member left to build"))
-            continue
-        result, how = built[case.key]
-        judgement = verdict(preps[case.key], case, result, session.oracle.deviations)
-        if judgement.verdict not in TRUSTED_FROM_BATCH:
-            records.append(_alone(session, case, config, f"the batch said {judgement.verdict.value}"))
-            continue
-        records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
-                              observed=_observed(session, preps[case.key], case, config), batch=how))
+    with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
+        built = _build(session, todo, config, Path(tmp)) if len(todo) > 1 else {}
+        for case in todo:
+            if case.key not in built:
+                records.append(_alone(session, case, config, "the only member left to build"))
+                continue
+            result, how, program = built[case.key]
+            prep = preps[case.key]
+            execution = None
+            if prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
+                execution = run_program(program[0], program[0].parent, session.options.exec_timeout,
+                                        session.gpus.take(), args=(str(program[1]),))
+            judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
+                                execution_skipped=session.execution_skipped)
+            trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
+            if judgement.verdict not in trusted:
+                records.append(_alone(session, case, config, f"the batch said {judgement.verdict.value}"))
+                continue
+            records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
+                                  execution=execution, observed=_observed(session, prep, case, config), batch=how))
     return records
 
 
@@ -119,30 +128,37 @@ def _alone(session: Session, case: Case, config: Config, why: str) -> Record:
     return replace(run_one(session, case, config), batch={"how": "alone", "why": why})
 
 
-def _build(session: Session, cases: Sequence[Case], config: Config) -> dict[str, tuple[CompileResult, dict]]:
-    """Return case key -> (its result, how it was obtained) for the members a batch attributes with certainty.
+def _build(session: Session, cases: Sequence[Case], config: Config, root: Path) -> dict[str, tuple]:
+    """Return case key -> (its result, how it was obtained, (program, member) or None) for the members a
+    batch attributes with certainty.
 
     Members left unattributed are built again together while that makes progress, then in halves;
     a batch that crashes or times out leaves every member to be built alone.
     """
-    with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
-        result = batch.compile_batch(cases, config, Path(tmp), timeout=session.options.timeout,
-                                     cached=not session.options.no_cache)
     how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
+    folder = root / how["id"]
+    folder.mkdir()
+    program = cases[0].variant.mode is Mode.LINK
+    runs = program and session.gpus is not None  # the program must exist: a cached result has none
+    result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
+                                 cached=not runs and not session.options.no_cache)
     out, rest = {}, []
-    for case, part in zip(cases, batch.split(result, len(cases))):
+    for index, (case, part) in enumerate(zip(cases, batch.split(result, len(cases)))):
         if part is None:
             rest.append(case)
         else:
-            out[case.key] = (part, how)
+            out[case.key] = (part, how, (folder / "batch.out", index) if runs else None)
     if result.outcome.infrastructure or len(rest) < 2:
         return out
-    if len(rest) < len(cases):
-        out.update(_build(session, rest, config))
+    # cudafe++ reports every member's errors; cicc and later phases stop at the first one, so after them
+    # rebuilding the rest whole would peel one member per build: halve instead.
+    stops_at_first = result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE
+    if len(rest) < len(cases) and not stops_at_first:
+        out.update(_build(session, rest, config, root))
     elif len(rest) >= 4:
         middle = len(rest) // 2
-        out.update(_build(session, rest[:middle], config))
-        out.update(_build(session, rest[middle:], config))
+        out.update(_build(session, rest[:middle], config, root))
+        out.update(_build(session, rest[middle:], config, root))
     return out
 
 

@@ -17,9 +17,11 @@ DEFAULT_EXEC_TIMEOUT = 60.0
 RESULT_LINE = re.compile(r"^SUITEGEN-RESULT: (PASS|FAIL)\b ?(.*)$", re.M)
 
 
-def run_program(program: Path, cwd: Path, timeout: float, gpu: tuple[str, str]) -> ExecResult:
-    """Run one built program pinned to one GPU and classify what it did."""
-    done = procs.run((str(program),), timeout=timeout, cwd=cwd,
+def run_program(program: Path, cwd: Path, timeout: float, gpu: tuple[str, str],
+                args: tuple[str, ...] = ()) -> ExecResult:
+    """Run one built program (with ``args``: which member of a batched program) pinned to one GPU, and
+    classify what it did."""
+    done = procs.run((str(program), *args), timeout=timeout, cwd=cwd,
                      env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0]))
     if done.timed_out:
         return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no result after {timeout:g}s",
