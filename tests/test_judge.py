@@ -223,3 +223,12 @@ def test_prepare_decides_before_the_build():
     assert verdict(ignored, case(REJECT), result(Outcome.REJECTED, LD, phase=Phase.CICC)).verdict is Verdict.UNRESOLVED
     ready = prepare(case(REJECT), CFG, ("linux",))
     assert ready.final is None and ready.expectation == REJECT
+
+
+def test_a_ptx_only_target_is_a_feature_conditions_can_name():
+    from dataclasses import replace
+    c = case(ACCEPT)
+    assert "ptx-only" in make_env(replace(CFG, arch="compute_90"), c, ()).features
+    assert "ptx-only" not in make_env(CFG, c, ()).features
+    assert "ptx-only" not in make_env(replace(CFG, arch="sm_80+compute_90"), c, ()).features
+    assert conditions.parse("!ptx-only")(make_env(CFG, c, ()))

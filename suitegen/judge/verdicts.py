@@ -31,6 +31,8 @@ class Preparation:
 def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     """Return the condition environment for one case under one config on this machine."""
     feats = set(features) | flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
+    if all(target.startswith("compute_") for target in config.arch.split("+")):
+        feats.add("ptx-only")
     return Env(std=config.std, arch=config.arch, nvcc=config.toolchain.version, features=frozenset(feats))
 
 
