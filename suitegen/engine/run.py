@@ -154,7 +154,9 @@ def shard(work: list, spec: str | None) -> list:
         assert 1 <= k <= n
     except (ValueError, AssertionError):
         raise ValueError(f"--shard {spec!r}: expected K/N with 1 <= K <= N, e.g. 2/4") from None
-    return [u for u in work if int(digest([c.key for c in u.cases], u.config.key), 16) % n == k - 1]
+    # By content and the config's words, not the toolchain's fingerprint: hosts with their own installs agree.
+    return [u for u in work
+            if int(digest([c.key for c in u.cases], u.config.toolchain.label, u.config.id), 16) % n == k - 1]
 
 
 def _meta(args, session: Session, run_id: str, jobs: int) -> dict:
