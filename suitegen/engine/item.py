@@ -103,9 +103,10 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
     todo = [c for c in cases if preps[c.key].final is None]
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         built = _build(session, todo, config, Path(tmp)) if len(todo) > 1 else {}
+        left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
-                records.append(_alone(session, case, config, "the only member left to build"))
+                records.append(_alone(session, case, config, left))
                 continue
             result, how, program = built[case.key]
             prep = preps[case.key]

@@ -69,12 +69,18 @@ def _corpus_cases(args, opts):
     return cases, read_corpus_profile(manifest)
 
 
-def list_command(args) -> int:
-    """Print the items a run with these options would judge, one per line, and exit."""
+def _open(args):
+    """Return (session, matrix profile, configs) for the run's options, a corpus's cases and matrix included."""
     opts = options.from_namespace(args)
     cases, base = _corpus_cases(args, opts)
+    prof = options.resolve_profile(opts, base)
     session = open_session(opts, cases=cases)
-    configs = configs_for(session.toolchains, options.resolve_profile(opts, base))
+    return session, prof, configs_for(session.toolchains, prof)
+
+
+def list_command(args) -> int:
+    """Print the items a run with these options would judge, one per line, and exit."""
+    session, _, configs = _open(args)
     several = len(session.toolchains) > 1
     for case, cfg in plan(session.cases, configs):
         print(item_name(case, cfg, several))
@@ -104,11 +110,7 @@ def run_command(args) -> int:
 
 
 def _run_locked(args, folder: Path, run_id: str) -> int:
-    opts = options.from_namespace(args)
-    cases, base = _corpus_cases(args, opts)
-    prof = options.resolve_profile(opts, base)
-    session = open_session(opts, cases=cases)
-    configs = configs_for(session.toolchains, prof)
+    session, prof, configs = _open(args)
     results = ResultsFile(folder)
     done = results.done_keys()
     # Units come from the whole plan, so a shard and a resumed run keep the same batches.
