@@ -55,6 +55,34 @@ fi
 """
 
 
+# Does what the guide says for the mini oracle: rejects long double in device code, in cudafe++, at its line,
+# for a single case (main.cu) and for each member of a batch (batch.cu, members' #line file names).
+_FOLLOWS_THE_GUIDE = r'''
+case " $* " in *" --dryrun "*|*" --version "*) exit 0;; esac
+[ -e main.cu ] || [ -e batch.cu ] && echo build >> "BUILDS"
+status=0
+for f in main.cu batch.cu; do
+  [ -e "$f" ] || continue
+  member=""
+  while IFS= read -r line; do
+    case "$line" in '#line 1 '*) member=$(echo "$line" | cut -d'"' -f2);; esac
+    case "$line" in *"long double"*)
+      echo '#$ cudafe++ --gen_c_file_name x.cudafe1.cpp x.cpp1.ii'
+      echo "${member:-main.cu}(2): error: type long double is not supported in device code"
+      status=1;;
+    esac
+  done < "$f"
+done
+[ $status = 1 ] && echo '# --error 0x1 --'
+exit $status
+'''
+
+
+def follows_the_guide(builds: Path | str = "/dev/null") -> str:
+    """Return the body of a fake nvcc that does what the guide says for the mini oracle, noting each build."""
+    return _FOLLOWS_THE_GUIDE.replace("BUILDS", str(builds))
+
+
 @pytest.fixture
 def fake_nvcc(tmp_path):
     """Return a factory: fake_nvcc(body) -> path of a fake nvcc running ``body`` on compiles (after the probe)."""

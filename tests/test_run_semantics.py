@@ -7,7 +7,7 @@ import sys
 import pytest
 from junitparser import JUnitXml
 
-from conftest import REPO
+from conftest import REPO, follows_the_guide
 
 DEVIATION = '''
 when = "nvcc==13.0"
@@ -47,20 +47,8 @@ def test_an_ignored_std_is_unresolved_never_pass(accepting, tmp_path):
         assert r["observed_config"]["host_cplusplus"] == 201703 and r["schema"] == 2
 
 
-# Does what the guide says for the mini oracle: rejects long double in device code, in cudafe++, at its line.
-FOLLOWS_THE_GUIDE = r'''
-if grep -q "long double" main.cu 2>/dev/null; then
-  echo '#$ cudafe++ --gen_c_file_name main.cudafe1.cpp main.cpp1.ii'
-  echo 'main.cu(2): error: type long double is not supported in device code'
-  echo '# --error 0x1 --'
-  exit 1
-fi
-exit 0
-'''
-
-
 def test_xpass_fails_the_run_unless_allowed(fake_nvcc, mini_oracle, tmp_path):
-    nvcc = fake_nvcc(FOLLOWS_THE_GUIDE)
+    nvcc = fake_nvcc(follows_the_guide())
     base = [sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--oracle", str(mini_oracle[0]),
             "--templates", str(mini_oracle[1]), "--std", "c++17", "--arch", "sm_90", "-q"]
     clean = subprocess.run(base + ["--out", str(tmp_path / "clean")], cwd=REPO, capture_output=True, text=True)

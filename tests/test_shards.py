@@ -3,29 +3,8 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO
+from conftest import REPO, follows_the_guide
 
-# Does what the guide says for the mini oracle: rejects long double in device code, in cudafe++, at its line,
-# for a single case (main.cu) and for each member of a batch (batch.cu, members' #line file names).
-FOLLOWS_THE_GUIDE = r'''
-case " $* " in *" --dryrun "*|*" --version "*) exit 0;; esac
-[ -e main.cu ] || [ -e batch.cu ] && echo build >> "BUILDS"
-status=0
-for f in main.cu batch.cu; do
-  [ -e "$f" ] || continue
-  member=""
-  while IFS= read -r line; do
-    case "$line" in '#line 1 '*) member=$(echo "$line" | cut -d'"' -f2);; esac
-    case "$line" in *"long double"*)
-      echo '#$ cudafe++ --gen_c_file_name x.cudafe1.cpp x.cpp1.ii'
-      echo "${member:-main.cu}(2): error: type long double is not supported in device code"
-      status=1;;
-    esac
-  done < "$f"
-done
-[ $status = 1 ] && echo '# --error 0x1 --'
-exit $status
-'''
 MATRIX = ["--std", "c++11,c++14,c++17,c++20", "--arch", "sm_80,sm_90"]
 
 
@@ -35,7 +14,7 @@ def records(folder):
 
 
 def test_shards_split_the_items_and_merge_into_one_run(fake_nvcc, mini_oracle, tmp_path):
-    nvcc = fake_nvcc(FOLLOWS_THE_GUIDE.replace("BUILDS", str(tmp_path / "builds")))
+    nvcc = fake_nvcc(follows_the_guide(tmp_path / "builds"))
     base = [sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--oracle", str(mini_oracle[0]),
             "--templates", str(mini_oracle[1]), *MATRIX, "-q"]
     whole = subprocess.run(base + ["--out", str(tmp_path / "whole")], cwd=REPO, capture_output=True, text=True)
@@ -66,7 +45,7 @@ def test_shards_split_the_items_and_merge_into_one_run(fake_nvcc, mini_oracle, t
 
 def test_the_plugin_builds_each_batch_once_per_worker(pytester, fake_nvcc, mini_oracle, tmp_path):
     builds = tmp_path / "builds"
-    nvcc = fake_nvcc(FOLLOWS_THE_GUIDE.replace("BUILDS", str(builds)))
+    nvcc = fake_nvcc(follows_the_guide(builds))
     result = pytester.runpytest_subprocess("--suitegen", str(mini_oracle[0]), "--suitegen-templates",
                                            str(mini_oracle[1]), "--suitegen-nvcc", str(nvcc), *(
                                                f"--suitegen-{a.lstrip('-')}" if a.startswith("--") else a
