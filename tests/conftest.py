@@ -59,7 +59,7 @@ fi
 # for a single case (main.cu) and for each member of a batch (batch.cu, members' #line file names).
 _FOLLOWS_THE_GUIDE = r'''
 case " $* " in *" --dryrun "*|*" --version "*) exit 0;; esac
-[ -e main.cu ] || [ -e batch.cu ] && echo build >> "BUILDS"
+[ -e main.cu ] || [ -e batch.cu ] && echo "build gpu=${CUDA_VISIBLE_DEVICES:-}" >> "BUILDS"
 status=0
 for f in main.cu batch.cu; do
   [ -e "$f" ] || continue
@@ -79,7 +79,8 @@ exit $status
 
 
 def follows_the_guide(builds: Path | str = "/dev/null") -> str:
-    """Return the body of a fake nvcc that does what the guide says for the mini oracle, noting each build."""
+    """Return the body of a fake nvcc that does what the guide says for the mini oracle, noting each build
+    (a line ``build gpu=<its CUDA_VISIBLE_DEVICES>``) in ``builds``."""
     return _FOLLOWS_THE_GUIDE.replace("BUILDS", str(builds))
 
 

@@ -43,8 +43,15 @@ def test_what_may_join_a_batch():
     assert not batch.batchable(case("int main(int argc, char **argv) { return 0; }\n", mode=Mode.LINK))
     selfcheck = "#define SG_CHECK(c) c\n#define SG_CUDA(c) c\nint main() { return 0; }\n"
     assert batch.batchable(case(selfcheck, mode=Mode.LINK)), "the self-check's own macros are the same in all"
-    assert not batch.batchable(case("#define N 3\nint main() { return N; }\n", mode=Mode.LINK))
-    assert not batch.batchable(case("", files={"main.cu": "int a;", "b.cu": "int b;"}))
+    assert batch.batchable(case("#define N 3\nint main() { return N; }\n", mode=Mode.LINK)), "undefined after it"
+    assert not batch.batchable(case("#undef N\nint x;\n")), "an #undef reaches into the rest"
+    assert not batch.batchable(case("int x;\nint f() { return ::x; }\n")), "a global qualifier leaves the namespace"
+    assert batch.batchable(case("template <class T> struct A { using type = T; };\n"
+                                "__device__ A<int>::type f(int *p) { return A<int>::type(*p); }\n")), "not global"
+    assert not batch.batchable(case("", files={"main.cu": "int a;", "b.cu": "int b;"})), "-c builds one file"
+    two = {"main.cu": "extern __device__ int v;\nint main() { return 0; }\n", "other.cu": "__device__ int v;\n"}
+    assert batch.batchable(case("", mode=Mode.RDC_LINK, files=two))
+    assert not batch.batchable(case("", mode=Mode.RDC_LINK, files={**two, "other.cu": "int main() { return 1; }"}))
 
 
 def test_each_member_keeps_its_own_lines_and_file_name():
@@ -56,6 +63,37 @@ def test_each_member_keeps_its_own_lines_and_file_name():
     assert tu[start + 2] == "__device__ int g() { return 2; }", "line 2 of the member is line 2 after #line 1"
     assert batch.member_of("sg_b1/main.cu") == 1 and batch.member_of("/tmp/x/sg_b12/main.cu") == 12
     assert batch.member_of("batch.cu") is None and batch.member_of(None) is None
+
+
+def test_a_member_s_macros_end_with_it():
+    a = case("#define N 3\n__device__ int f() { return N; }\n", "a")
+    b = case("__device__ int g() { return 2; }\n", "b")
+    tu = batch.translation_unit([a, b]).splitlines()
+    assert tu.index("#undef N") < tu.index('#line 1 "sg_b1/main.cu"')
+
+
+def test_a_program_of_several_files_is_a_batch_of_as_many_files():
+    files = {"main.cu": "#include <cstdio>\nextern __device__ int v;\nint main() { return 0; }\n",
+             "other.cu": "__device__ int v = 7;\n"}
+    cases = [case("", f"p{i}", mode=Mode.RDC_LINK, files=files) for i in range(2)]
+    src = batch.sources(cases)
+    assert list(src) == ["batch.cu", "batch-other.cu"]
+    assert '#line 1 "sg_b1/other.cu"' in src["batch-other.cu"] and "sg_b1::main()" in src["batch.cu"]
+    assert "main" not in src["batch-other.cu"] and src["batch.cu"].startswith("#include <cstdio>")
+    assert batch.command(cases, CFG)[-5:] == ["-rdc=true", "batch.cu", "batch-other.cu", "-o", "batch.out"]
+
+
+def test_a_linker_message_belongs_to_the_one_member_it_names():
+    assert batch.named_member("Undefined reference to '_ZN5sg_b31vE' in 'batch.o'") == 3
+    assert batch.named_member("Undefined reference to '_ZN6sg_b121vE' in 'batch.o'") == 12
+    assert batch.named_member("undefined reference to `sg_b7::f()'") == 7
+    assert batch.named_member("multiple definition of `sg_b1::f()' and `sg_b2::f()'") is None
+    assert batch.named_member("ld returned 1 exit status") is None
+    link = result(Outcome.REJECTED, diag("error", None, phase=Phase.NVLINK, msg="Undefined reference to "
+                                         "'_ZN5sg_b11vE' in 'batch.o'"), phase=Phase.NVLINK)
+    parts = batch.split(link, 3)
+    assert [p and p.outcome for p in parts] == [None, Outcome.REJECTED, None]
+    assert parts[1].diagnostics[0].file is None
 
 
 def test_a_batched_program_runs_the_member_it_is_asked_for():
@@ -102,6 +140,12 @@ def test_split_attributes_only_what_is_certain(res, outcomes):
             assert all(d.file == "main.cu" for d in p.diagnostics), "records read like a single compile's"
 
 
+def test_messages_read_like_a_single_compile_s():
+    res = result(Outcome.REJECTED, diag("error", "sg_b0/main.cu", msg='identifier "sg_b0::S::m" is undefined'),
+                 phase=Phase.CICC)
+    assert batch.split(res, 1)[0].diagnostics[0].message == 'identifier "S::m" is undefined'
+
+
 def test_a_remark_printed_once_per_unit_is_no_member_s():
     remark = Diagnostic(severity="remark", message="The warnings can be suppressed", phase=Phase.CUDAFE)
     parts = batch.split(result(Outcome.ACCEPTED_WITH_WARNINGS, diag("warning", "sg_b0/main.cu"), remark), 2)
@@ -126,8 +170,9 @@ def test_a_batch_that_crashes_or_hangs_costs_its_members_nothing(fake_nvcc, mini
                           text=True, timeout=300)
     recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(recs) == 3, proc.stderr
-    for r in recs:  # every member was built alone: the fake accepts singles
-        assert r["batch"]["how"] == "alone" and r["observed"]["outcome"] == "accepted", r["batch"]
+    for r in recs:  # every item was built alone (the accept case is alone on its side): the fake accepts singles
+        assert (r["batch"] or {"how": "alone"})["how"] == "alone" and r["observed"]["outcome"] == "accepted"
+    assert sum(r["batch"] is not None for r in recs) == 2, "the two reject cases were a batch, then built alone"
     assert {r["variant"]: r["verdict"] for r in recs} == {"pos-host": "PASS", "neg-device": "FAIL",
                                                           "neg-global": "FAIL"}
 

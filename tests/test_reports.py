@@ -56,6 +56,9 @@ def test_repro_folder_reruns_without_suitegen(run_folder):
     assert "-std=c++" in script and "main.cu" in script
     proc = subprocess.run(["sh", str(r / "run.sh")], capture_output=True, text=True)
     assert "long double is not supported" in proc.stdout  # the same fake nvcc, same output
+    told = (r / "expected-vs-observed.txt").read_text()
+    assert "obtained: from this item's own single-case command" in told, "a FAIL comes from the command it reruns"
+    assert "verdict obtained from this item" in (run_folder / "index.html").read_text()
 
 
 class _Cells(HTMLParser):

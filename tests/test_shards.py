@@ -52,6 +52,24 @@ def test_the_plugin_builds_each_batch_once_per_worker(pytester, fake_nvcc, mini_
                                                for a in MATRIX), "-n", "2", "--dist", "loadfile",
                                            "-p", "no:cacheprovider", "--suitegen-no-cache")
     result.assert_outcomes(passed=24)
-    # 8 configs, one batch of the 3 cases each, whichever worker took the group; the accepted case has no
-    # error of its own in its rejected batch, so it is built alone: 16 builds, as in `suitegen run`.
-    assert len(builds.read_text().split()) == 16
+    # 8 configs; per config the two reject cases are one batch (whichever worker took the group) and the
+    # accept case, alone on its side, is built alone: 16 builds, as in `suitegen run`.
+    assert len(builds.read_text().splitlines()) == 16
+
+
+def test_gateways_with_their_own_gpus_share_batches_and_the_cache(pytester, fake_nvcc, mini_oracle, tmp_path):
+    """Two popen gateways, each given its own CUDA_VISIBLE_DEVICES (as for a GPU farm, or ``--tx ssh=``)."""
+    builds = tmp_path / "builds"
+    nvcc = fake_nvcc(follows_the_guide(builds))
+    argv = ["--suitegen", str(mini_oracle[0]), "--suitegen-templates", str(mini_oracle[1]), "--suitegen-nvcc",
+            str(nvcc), *(f"--suitegen-{a.lstrip('-')}" if a.startswith("--") else a for a in MATRIX),
+            "--tx", "popen//env:CUDA_VISIBLE_DEVICES=0", "--tx", "popen//env:CUDA_VISIBLE_DEVICES=1",
+            "--dist", "loadfile", "-p", "no:cacheprovider", "-v"]
+    first = pytester.runpytest_subprocess(*argv)
+    first.assert_outcomes(passed=24)
+    lines = builds.read_text().splitlines()
+    assert len(lines) == 16, "each batch built once, by the gateway that took its items"
+    assert set(lines) <= {"build gpu=0", "build gpu=1"}, "every build ran under its gateway's own GPU"
+    again = pytester.runpytest_subprocess(*argv)
+    again.assert_outcomes(passed=24)
+    assert len(builds.read_text().splitlines()) == 16, "the second session's gateways hit the shared cache"

@@ -1,14 +1,15 @@
-"""Batched builds: many cases of one config in one translation unit, each diagnostic attributed to its case.
+"""Batched builds: many cases of one config in one build, each diagnostic attributed to its case.
 
-A case may join a batch only if it is self-contained: one file, its ``#include`` lines first, and
-nothing that reaches outside a namespace or changes the rest of the translation unit (pragmas, macros
-other than the self-check's, ``extern "C"``, global-scope qualifiers, ``__CUDA_ARCH__`` tests). Each
-member sits in its own namespace after ``#line 1 "sg_bN/main.cu"``, so nvcc reports its diagnostics under
-its own file name and line, as a single compile would.
+A case may join a batch only if it is self-contained: its ``#include`` lines first in each file, and
+nothing that reaches outside a namespace or changes the rest of the translation unit (pragmas,
+``#undef``, ``extern "C"``, global-scope qualifiers). Each member sits in its own namespace after
+``#line 1 "sg_bN/<file>"``, so nvcc reports its diagnostics under its own file name and line, as a
+single compile would; the macros a member defines are undefined after it.
 
-Compile-only cases (``-c``) batch as they are. Programs (``mode = "link"``) batch too: each member's
-``int main()`` becomes ``sg_bN::main``, and the batch's own ``main`` runs member N when given N, so every
-member still runs in its own process.
+Compile-only cases (``-c``) batch as they are. Programs (``link``, and ``rdc-link`` with several files)
+batch too: a batch has one translation unit per file name of its members; each member's ``int main()``
+becomes ``sg_bN::main``, and the batch's own ``main`` runs member N when given N, so every member still
+runs in its own process.
 
 The batch's result is split per member only where the split is certain (``split``); for the others the
 caller builds them again (a smaller batch, or alone).
@@ -23,52 +24,68 @@ from typing import Sequence
 from suitegen.build.compile import cached_build, nvcc_argv
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
-MEMBER = re.compile(r"^sg_b(\d+)$")
-SCOPE = re.compile(r"namespace\s+std\b|^\s*::|(?<![\w:])::\s*\w|extern\s+\"C|#\s*(pragma|undef)|__CUDA_ARCH__|"
-                   r"inline\s+namespace", re.M)
-DEFINE = re.compile(r"#\s*define\s+(\w+)")
-SELFCHECK_MACROS = frozenset({"SG_CHECK", "SG_CUDA"})  # templates/common/selfcheck.cuh: the same text in every case
+MEMBER_DIR = re.compile(r"^sg_b(\d+)$")
+# A global-scope qualifier (``::x``; not ``T::x``, ``f()::x`` or ``::operator new``) would leave the namespace.
+SCOPE = re.compile(r"namespace\s+std\b|^\s*::|(?<![\w:>)\]])::\s*(?!operator\b)\w|extern\s+\"C|#\s*(pragma|undef)",
+                   re.M)
+DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 MAIN = re.compile(r"\bmain\s*\(")
 PLAIN_MAIN = re.compile(r"^int\s+main\s*\(\s*(void)?\s*\)", re.M)
 DISPATCH = "sg_batch_main.cu"
 INCLUDE = re.compile(r"^\s*#\s*include\b")
 PLAIN = re.compile(r"^\s*(//.*)?$")  # a blank or comment-only line
 ERROR_LIMIT = re.compile(r"error limit", re.I)
+# A member named in a message without a file (a linker's or ptxas's): demangled, or mangled with its length.
+NAMED = re.compile(r"\bsg_b(\d+)::|(?<!\d)(\d{1,2})sg_b(\d+)")
+QUALIFIER = re.compile(r"\bsg_b\d+::")
 
 
-def preamble(case: Case) -> tuple[str, ...] | None:
-    """Return a case's leading #include lines, or None when an #include comes after other code."""
-    includes: list[str] = []
+def includes(text: str) -> tuple[str, ...] | None:
+    """Return a file's leading #include lines, or None when an #include comes after other code."""
+    found: list[str] = []
     seen_code = False
-    for line in case.files[case.main_file].splitlines():
+    for line in text.splitlines():
         if INCLUDE.match(line):
             if seen_code:
                 return None
-            includes.append(line.strip())
+            found.append(line.strip())
         elif not PLAIN.match(line):
             seen_code = True
-    return tuple(includes)
+    return tuple(found)
+
+
+def preamble(case: Case) -> tuple | None:
+    """Return what a case's batch must share with it: each file's name and leading includes (None: can't)."""
+    out = []
+    for name, text in case.files.items():
+        inc = includes(text)
+        if inc is None:
+            return None
+        out.append((name, inc))
+    return tuple(out)
 
 
 def batchable(case: Case) -> bool:
-    """Whether a case can share a translation unit with others (see the module's docstring)."""
-    text = case.files[case.main_file]
-    if case.variant.mode not in (Mode.COMPILE, Mode.LINK) or len(case.files) != 1 or preamble(case) is None:
+    """Whether a case can share a build with others (see the module's docstring)."""
+    mode = case.variant.mode
+    if mode is Mode.FATBIN or preamble(case) is None:
         return False
-    if SCOPE.search(text) or any(name not in SELFCHECK_MACROS for name in DEFINE.findall(text)):
+    texts = list(case.files.values())
+    if any(SCOPE.search(text) for text in texts):
         return False
-    if case.variant.mode is Mode.COMPILE:
-        return not MAIN.search(text)
-    return len(MAIN.findall(text)) == 1 and PLAIN_MAIN.search(text) is not None
+    if mode is Mode.COMPILE:
+        return len(texts) == 1 and not MAIN.search(texts[0])
+    mains = [len(MAIN.findall(text)) for text in texts]
+    return mains[0] == 1 and sum(mains) == 1 and PLAIN_MAIN.search(texts[0]) is not None
 
 
 def group_key(case: Case, config: Config) -> tuple:
-    """Return what members of one batch share: the config, the build mode, the case's flags and its includes."""
+    """Return what members of one batch share: the config, the build mode, the case's flags, its files' includes."""
     return config.key, case.variant.mode, case.variant.flags, preamble(case)
 
 
-def member_file(index: int) -> str:
-    return f"sg_b{index}/main.cu"
+def member_file(index: int, name: str = "main.cu") -> str:
+    return f"sg_b{index}/{name}"
 
 
 def member_of(file: str | None) -> int | None:
@@ -76,62 +93,94 @@ def member_of(file: str | None) -> int | None:
     if not file:
         return None
     parts = PurePath(file).parts
-    if len(parts) < 2 or parts[-1] != "main.cu":
-        return None
-    m = MEMBER.match(parts[-2])
+    m = MEMBER_DIR.match(parts[-2]) if len(parts) >= 2 else None
     return int(m.group(1)) if m else None
 
 
+def named_member(message: str) -> int | None:
+    """Return the one member a message names by symbol (``sg_b3::f``, ``_ZN5sg_b31fEv``), or None."""
+    found = set()
+    for m in NAMED.finditer(message):
+        if m.group(1) is not None:
+            found.add(int(m.group(1)))
+        else:
+            digits = int(m.group(2)) - len("sg_b")
+            if digits < 1 or len(m.group(3)) < digits:
+                return None
+            found.add(int(m.group(3)[:digits]))
+    return found.pop() if len(found) == 1 else None
+
+
+def batch_files(cases: Sequence[Case]) -> dict[str, str]:
+    """Return the batch's file names, one per file name of its members: batch.cu for the main file."""
+    return {name: "batch.cu" if i == 0 else f"batch-{name}" for i, name in enumerate(cases[0].files)}
+
+
+def sources(cases: Sequence[Case]) -> dict[str, str]:
+    """Return the batch's sources: the shared includes, each member in its own namespace (its macros
+    undefined after it), and for programs a ``main`` that runs the member its argument names."""
+    program = cases[0].variant.mode is not Mode.COMPILE
+    out = {}
+    for i, (name, target) in enumerate(batch_files(cases).items()):
+        dispatch = program and i == 0
+        lines = list(includes(cases[0].files[name]) or ()) + (["#include <cstdlib>"] if dispatch else [])
+        for index, case in enumerate(cases):
+            text = case.files[name]
+            body = ["" if INCLUDE.match(line) else line for line in text.splitlines()]
+            lines += [f"namespace sg_b{index} {{", f'#line 1 "{member_file(index, name)}"', *body,
+                      f"}}  // sg_b{index}", *(f"#undef {macro}" for macro in DEFINE.findall(text))]
+        if dispatch:
+            lines += [f'#line 1 "{DISPATCH}"', "int main(int argc, char **argv) {",
+                      "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {",
+                      *(f"    case {i}: return sg_b{i}::main();" for i in range(len(cases))), "  }", "  return 3;", "}"]
+        out[target] = "\n".join(lines) + "\n"
+    return out
+
+
 def translation_unit(cases: Sequence[Case]) -> str:
-    """Return the batch's source: the shared includes, each member in its own namespace, and for programs
-    a ``main`` that runs the member its argument names."""
-    program = cases[0].variant.mode is Mode.LINK
-    lines = list(preamble(cases[0]) or ()) + (["#include <cstdlib>"] if program else [])
-    for i, case in enumerate(cases):
-        body = ["" if INCLUDE.match(line) else line for line in case.files[case.main_file].splitlines()]
-        lines += [f"namespace sg_b{i} {{", f'#line 1 "{member_file(i)}"', *body, f"}}  // sg_b{i}"]
-    if program:
-        lines += [f'#line 1 "{DISPATCH}"', "int main(int argc, char **argv) {",
-                  "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {",
-                  *(f"    case {i}: return sg_b{i}::main();" for i in range(len(cases))), "  }", "  return 3;", "}"]
-    return "\n".join(lines) + "\n"
+    """Return the batch's main translation unit (all of it, for single-file members)."""
+    return sources(cases)["batch.cu"]
 
 
 def command(cases: Sequence[Case], config: Config) -> list[str]:
-    """Return the nvcc command line of a batch (the same as a single case's, on batch.cu)."""
-    if cases[0].variant.mode is Mode.LINK:
-        return [*nvcc_argv(config, cases[0].variant.flags), "batch.cu", "-o", "batch.out"]
-    return [*nvcc_argv(config, cases[0].variant.flags), "-c", "batch.cu", "-o", "batch.o"]
+    """Return the nvcc command line of a batch (the same as a single case's, on the batch's files)."""
+    case = cases[0]
+    files = list(batch_files(cases).values())
+    if case.variant.mode is Mode.COMPILE:
+        return [*nvcc_argv(config, case.variant.flags), "-c", *files, "-o", "batch.o"]
+    return [*nvcc_argv(config, case.variant.flags), *case.mode_flags, *files, "-o", "batch.out"]
 
 
 def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,
                   cached: bool = False) -> CompileResult:
     """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome."""
-    return cached_build(config, command(cases, config), {"batch.cu": translation_unit(cases)}, folder, timeout,
-                        cached)
+    return cached_build(config, command(cases, config), sources(cases), folder, timeout, cached)
 
 
 def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     """Return each member's result as a single compile would give it, or None where that is not certain.
 
     Certain: every phase ran (the batch was accepted) and each member's diagnostics are the ones in its
-    own region; or the batch was rejected and the member has an error of its own (its single compile
-    stops there too). Uncertain: a crash, timeout or refused command line; an error or warning outside
-    every member; the front end's error limit; a member without an error in a rejected batch (the
-    phases after the failing one never saw it).
+    own region or naming only its symbols; or the batch was rejected and the member has an error of its
+    own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
+    error or warning that belongs to no member or to several; the front end's error limit; a member
+    without an error in a rejected batch (the phases after the failing one never saw it).
     """
     if result.outcome.infrastructure:
         return [None] * size
     own: list[list] = [[] for _ in range(size)]
     for d in result.diagnostics:
         index = member_of(d.file)
+        if index is None and d.file is None:
+            index = named_member(d.message)
         if index is None or index >= size:
             if d.severity in ("error", "fatal", "warning"):
                 return [None] * size
             continue  # a note or remark nvcc prints once per translation unit
         if ERROR_LIMIT.search(d.message):
             return [None] * size
-        own[index].append(replace(d, file="main.cu"))
+        single = PurePath(d.file).name if d.file else None
+        own[index].append(replace(d, file=single, message=QUALIFIER.sub("", d.message)))
     return [_member(result, tuple(diags), size) for diags in own]
 
 

@@ -12,7 +12,7 @@ from suitegen.build import batch
 from suitegen.build.compile import compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
-from suitegen.judge.verdicts import Preparation, prepare, verdict
+from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
 from suitegen.model import Case, Config, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
 
 BATCH_SIZE = 32
@@ -28,14 +28,25 @@ class Unit:
     cases: tuple[Case, ...]
 
 
+def expected_side(case: Case, config: Config) -> tuple:
+    """Return which way the guide expects a build to go (accepted, or rejected by which phase).
+
+    Batches are formed per side, so one member's rejection does not stop its neighbours' later phases.
+    Only a hint: it ignores the toolchain's detected features, so every host forms the same batches.
+    """
+    exp = expectation_for(case, make_env(config, case, ()))
+    return (exp.phase,) if exp.expect is Expect.REJECT else ()
+
+
 def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE) -> list[Unit]:
-    """Return the items as units: batchable items grouped by config, flags and includes; the rest alone."""
+    """Return the items as units: batchable items grouped by config, flags, includes and expected side;
+    the rest alone."""
     groups: dict[tuple, list[Case]] = {}
     configs: dict[tuple, Config] = {}
     out: list[Unit] = []
     for case, config in items:
         if batching and batch.batchable(case):
-            key = batch.group_key(case, config)
+            key = (*batch.group_key(case, config), expected_side(case, config))
             groups.setdefault(key, []).append(case)
             configs[key] = config
         else:
@@ -139,7 +150,7 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path) 
     how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
     folder = root / how["id"]
     folder.mkdir()
-    program = cases[0].variant.mode is Mode.LINK
+    program = cases[0].variant.mode is not Mode.COMPILE
     runs = program and session.gpus is not None  # the program must exist: a cached result has none
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
                                  cached=not runs and not session.options.no_cache)
@@ -151,10 +162,11 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path) 
             out[case.key] = (part, how, (folder / "batch.out", index) if runs else None)
     if result.outcome.infrastructure or len(rest) < 2:
         return out
-    # cudafe++ reports every member's errors; cicc and later phases stop at the first one, so after them
-    # rebuilding the rest whole would peel one member per build: halve instead.
-    stops_at_first = result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE
-    if len(rest) < len(cases) and not stops_at_first:
+    # The front end (cudafe++, and cicc's) reports every member's errors; a phase that stops at its first
+    # error peels one member per build, so after it (and after a build that attributed nobody) halve.
+    peeled = len(cases) - len(rest)
+    one_at_a_time = peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE
+    if peeled and not one_at_a_time:
         out.update(_build(session, rest, config, root))
     elif len(rest) >= 4:
         middle = len(rest) // 2

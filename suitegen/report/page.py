@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from typing import Mapping, Sequence
 
 from suitegen.model import Verdict
+from suitegen.report.repro import obtained
 
 VERDICT_ORDER = [v.value for v in Verdict]
 STYLE = """
@@ -69,7 +70,7 @@ def _detail(r: dict, anchor: str) -> str:
              f"<p>expected: <code>{esc(json.dumps(r['expected']))}</code></p>"]
     if obs:
         parts.append(f"<p>observed: {esc(obs.get('outcome'))} in {esc(obs.get('phase'))}, "
-                     f"exit {esc(obs.get('exit_code'))}</p>")
+                     f"exit {esc(obs.get('exit_code'))}; verdict obtained {esc(obtained(r))}</p>")
         parts.append("<h4>command</h4><pre>" + esc("\n".join(" ".join(c) for c in obs.get("commands", [])))
                      + "</pre>")
         diags = "\n".join(f"{d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) [{d['phase']}] "

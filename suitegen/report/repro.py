@@ -12,6 +12,17 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:120]
 
 
+def obtained(record: Mapping) -> str:
+    """Say how a record's verdict was obtained: from a batch build, or from the item's own command."""
+    how = record.get("batch") or {}
+    if how.get("how") == "batch":
+        return f"from batch {how['id']} ({how['size']} members); its members' diagnostics split by region"
+    if not record.get("observed"):
+        return "nothing was built"
+    why = f" ({how['why']})" if how.get("why") else ""
+    return f"from this item's own single-case command{why}, the one its reproducer runs"
+
+
 def write_repro(folder: Path, record: dict, case: Mapping | None) -> Path | None:
     """Write repro/<case>/ for a FAIL or UNRESOLVED: sources, run.sh with the exact commands, expected vs observed."""
     if case is None:
@@ -30,7 +41,7 @@ def write_repro(folder: Path, record: dict, case: Mapping | None) -> Path | None
     (target / "run.sh").chmod(0o755)
     obs = record.get("observed") or {}
     text = [f"rule: {record['rule']}", f"statement: {case.get('statement', '')}",
-            f"verdict: {record['verdict']}: {record['reason']}", "",
+            f"verdict: {record['verdict']}: {record['reason']}", f"obtained: {obtained(record)}", "",
             f"expected: {json.dumps(record['expected'], indent=1)}", "",
             f"observed: {obs.get('outcome')} in phase {obs.get('phase')}, exit {obs.get('exit_code')}"]
     text += [f"  {d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) {d['message']}"
