@@ -42,13 +42,15 @@ def run(name: str, argv: list[str], env: dict, out: Path) -> dict:
 
 
 def builds(records: list[dict]) -> int:
-    """Return how many nvcc builds ran: one per batch, one per item built alone (cache hits: none)."""
+    """Return how many nvcc builds ran: one per batch (those that attributed nobody too), one per item
+    built alone (cache hits: none)."""
     batches, alone = set(), 0
     for r in records:
         obs = r.get("observed") or {}
-        if not obs or obs.get("cached"):
-            continue
         how = r.get("batch") or {}
+        if not obs or obs.get("cached"):
+            continue  # a rerun takes the batches it tried from the cache as well
+        batches.update(how.get("tried", []))
         if how.get("how") == "batch":
             batches.add(how["id"])
         else:

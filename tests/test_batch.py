@@ -105,12 +105,15 @@ def test_a_batched_program_runs_the_member_it_is_asked_for():
     assert batch.command([case("int f();\n")] * 2, CFG)[-4:] == ["-c", "batch.cu", "-o", "batch.o"]
 
 
-def test_units_group_by_config_flags_and_includes():
+def test_units_group_by_config_flags_and_quoted_includes():
     same = [case("__device__ int f();\n", f"s{i}") for i in range(5)]
-    other = case("#include <cstdio>\n__device__ int f();\n", "inc")
+    system = case("#include <cstdio>\n__device__ int f();\n", "sys")
+    local = case('#include "local.h"\n__device__ int f();\n', "local")
     alone = case("int main() {}\n", "main")
-    work = units([(c, CFG) for c in [*same, other, alone]], size=4)
-    assert sorted(len(u.cases) for u in work) == [1, 1, 1, 4]
+    work = units([(c, CFG) for c in [*same, system, local, alone]], size=4)
+    assert sorted(len(u.cases) for u in work) == [1, 1, 2, 4], "system headers join; a local one does not"
+    tu = batch.translation_unit([same[0], system])
+    assert tu.startswith("#include <cstdio>\nnamespace sg_b0 {"), "a batch includes every member's headers"
     assert len(units([(c, CFG) for c in same], batching=False)) == 5
 
 

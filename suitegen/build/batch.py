@@ -80,8 +80,11 @@ def batchable(case: Case) -> bool:
 
 
 def group_key(case: Case, config: Config) -> tuple:
-    """Return what members of one batch share: the config, the build mode, the case's flags, its files' includes."""
-    return config.key, case.variant.mode, case.variant.flags, preamble(case)
+    """Return what members of one batch share: the config, the build mode, the case's flags, its files'
+    names and their quoted includes. System headers (``<...>``) need not match: a batch includes every
+    member's (see ``sources``)."""
+    local = tuple((name, tuple(i for i in inc if '"' in i)) for name, inc in preamble(case) or ())
+    return config.key, case.variant.mode, case.variant.flags, local
 
 
 def member_file(index: int, name: str = "main.cu") -> str:
@@ -123,7 +126,10 @@ def sources(cases: Sequence[Case]) -> dict[str, str]:
     out = {}
     for i, (name, target) in enumerate(batch_files(cases).items()):
         dispatch = program and i == 0
-        lines = list(includes(cases[0].files[name]) or ()) + (["#include <cstdlib>"] if dispatch else [])
+        # Every member's includes, in first-seen order: standard headers declare what their own names
+        # say, so a member's single compile and its batch see the same declarations of what it uses.
+        lines = list(dict.fromkeys(i for case in cases for i in includes(case.files[name]) or ()))
+        lines += ["#include <cstdlib>"] if dispatch else []
         for index, case in enumerate(cases):
             text = case.files[name]
             body = ["" if INCLUDE.match(line) else line for line in text.splitlines()]

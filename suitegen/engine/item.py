@@ -12,10 +12,12 @@ from suitegen.build import batch
 from suitegen.build.compile import compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
+from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
-from suitegen.model import Case, Config, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
+from suitegen.model import Case, Config, Deviation, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
 
-BATCH_SIZE = 32
+BATCH_SIZE = 96  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
+REJECT_BATCH_SIZE = 32  # expected to be rejected: several errors each, under cudafe++'s limit of 100
 # The verdicts a batch may give; any other is built again, alone ("compiled; not run" is UNSUPPORTED).
 TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL, Verdict.UNSUPPORTED)
 
@@ -28,30 +30,45 @@ class Unit:
     cases: tuple[Case, ...]
 
 
-def expected_side(case: Case, config: Config) -> tuple:
-    """Return which way the guide expects a build to go (accepted, or rejected by which phase).
+# Phases that print every member's errors, so a batch rejected there still attributes each; after them
+# (the host compiler on cudafe++'s stub, the linkers) a batch would attribute one member at most.
+BATCHED_REJECTIONS = ("front-end",)
 
-    Batches are formed per side, so one member's rejection does not stop its neighbours' later phases.
-    Only a hint: it ignores the toolchain's detected features, so every host forms the same batches.
+
+def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = ()) -> tuple | None:
+    """Return which way a build is expected to go: () accepted, (phase,) rejected there; None: build it alone.
+
+    The guide's expectation, or where a recorded deviation covers the item, what the toolchain was seen
+    to do. Batches are formed per side, so one member's rejection does not stop its neighbours' later
+    phases. Only a hint: it ignores detected features, so every host forms the same batches.
     """
-    exp = expectation_for(case, make_env(config, case, ()))
-    return (exp.phase,) if exp.expect is Expect.REJECT else ()
+    env = make_env(config, case, ())
+    exp = expectation_for(case, env)
+    seen = [d.observed for d in covering(case, env, deviations, exp)]
+    if seen:
+        return () if seen[0].accepted else None
+    if exp.expect is not Expect.REJECT:
+        return ()
+    return (exp.phase,) if exp.phase in BATCHED_REJECTIONS else None
 
 
-def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE) -> list[Unit]:
+def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE,
+          deviations: Sequence[Deviation] = ()) -> list[Unit]:
     """Return the items as units: batchable items grouped by config, flags, includes and expected side;
     the rest alone."""
     groups: dict[tuple, list[Case]] = {}
     configs: dict[tuple, Config] = {}
     out: list[Unit] = []
     for case, config in items:
-        if batching and batch.batchable(case):
-            key = (*batch.group_key(case, config), expected_side(case, config))
+        side = expected_side(case, config, deviations) if batching and batch.batchable(case) else None
+        if side is not None:
+            key = (*batch.group_key(case, config), side)
             groups.setdefault(key, []).append(case)
             configs[key] = config
         else:
             out.append(Unit(config=config, cases=(case,)))
     for key, cases in groups.items():
+        size = size if key[-1] == () else min(size, REJECT_BATCH_SIZE)
         for start in range(0, len(cases), size):
             out.append(Unit(config=configs[key], cases=tuple(cases[start:start + size])))
     return out
@@ -113,11 +130,12 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
                for c in cases if preps[c.key].final is not None]
     todo = [c for c in cases if preps[c.key].final is None]
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
-        built = _build(session, todo, config, Path(tmp)) if len(todo) > 1 else {}
+        tried: dict[str, list[str]] = {}
+        built = _build(session, todo, config, Path(tmp), tried) if len(todo) > 1 else {}
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
-                records.append(_alone(session, case, config, left))
+                records.append(_alone(session, case, config, left, tried.get(case.key, [])))
                 continue
             result, how, program = built[case.key]
             prep = preps[case.key]
@@ -129,23 +147,26 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
-                records.append(_alone(session, case, config, f"the batch said {judgement.verdict.value}"))
+                records.append(_alone(session, case, config, f"the batch said {judgement.verdict.value}",
+                                      [how["id"]]))
                 continue
             records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
                                   execution=execution, observed=_observed(session, prep, case, config), batch=how))
     return records
 
 
-def _alone(session: Session, case: Case, config: Config, why: str) -> Record:
-    return replace(run_one(session, case, config), batch={"how": "alone", "why": why})
+def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
+    return replace(run_one(session, case, config), batch={"how": "alone", "why": why, "tried": list(tried)})
 
 
-def _build(session: Session, cases: Sequence[Case], config: Config, root: Path) -> dict[str, tuple]:
+def _build(session: Session, cases: Sequence[Case], config: Config, root: Path,
+           tried: dict[str, list[str]], peeling: bool = False) -> dict[str, tuple]:
     """Return case key -> (its result, how it was obtained, (program, member) or None) for the members a
-    batch attributes with certainty.
+    batch attributes with certainty; ``tried`` collects, per member left over, the batches it was in.
 
-    Members left unattributed are built again together while that makes progress, then in halves;
-    a batch that crashes or times out leaves every member to be built alone.
+    Members left unattributed are built again together while that makes progress, in halves after a
+    build that attributed nobody; while a phase peels them one per build, and after a batch that
+    crashes or times out, they are left to be built alone.
     """
     how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
     folder = root / how["id"]
@@ -158,20 +179,25 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path) 
     for index, (case, part) in enumerate(zip(cases, batch.split(result, len(cases)))):
         if part is None:
             rest.append(case)
+            tried.setdefault(case.key, []).append(how["id"])
         else:
             out[case.key] = (part, how, (folder / "batch.out", index) if runs else None)
     if result.outcome.infrastructure or len(rest) < 2:
         return out
-    # The front end (cudafe++, and cicc's) reports every member's errors; a phase that stops at its first
-    # error peels one member per build, so after it (and after a build that attributed nobody) halve.
+    # The front end (cudafe++, and cicc's) reports every member's errors, so the rest are built again
+    # together; a phase that stops at its first error peels one member per build, so after two such
+    # builds the rest are built alone; a build that attributed nobody (an error outside every member)
+    # is halved.
     peeled = len(cases) - len(rest)
-    one_at_a_time = peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE
-    if peeled and not one_at_a_time:
-        out.update(_build(session, rest, config, root))
+    one = peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE
+    if one and peeling:
+        return out
+    if peeled:
+        out.update(_build(session, rest, config, root, tried, peeling=one))
     elif len(rest) >= 4:
         middle = len(rest) // 2
-        out.update(_build(session, rest[:middle], config, root))
-        out.update(_build(session, rest[middle:], config, root))
+        out.update(_build(session, rest[:middle], config, root, tried))
+        out.update(_build(session, rest[middle:], config, root, tried))
     return out
 
 

@@ -114,7 +114,8 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     results = ResultsFile(folder)
     done = results.done_keys()
     # Units come from the whole plan, so a shard and a resumed run keep the same batches.
-    work = shard(units(plan(session.cases, configs), batching=session.options.batch != "off"), args.shard)
+    work = shard(units(plan(session.cases, configs), batching=session.options.batch != "off",
+                       deviations=session.oracle.deviations), args.shard)
     every = [(c, u.config) for u in work for c in u.cases]
     work = [replace(u, cases=kept) for u in work
             if (kept := tuple(c for c in u.cases if (c.key, u.config.key) not in done))]

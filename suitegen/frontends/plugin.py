@@ -160,7 +160,7 @@ class _SuiteFile(pytest.File):
         # runs. Under --dist loadfile a section's items share a worker; the xdist_group marker does the same
         # for --dist loadgroup where xdist and pytest agree on node ids (xdist 3.8 with pytest 9.2 do not).
         unit_of = {}
-        for unit in units(items, batching=session.options.batch != "off"):
+        for unit in units(items, batching=session.options.batch != "off", deviations=session.oracle.deviations):
             if len(unit.cases) > 1:
                 group = digest([c.key for c in unit.cases], unit.config.key, length=12)
                 for case in unit.cases:
