@@ -4,6 +4,7 @@ from __future__ import annotations
 import shutil
 import stat
 import textwrap
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,17 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 HAVE_NVCC = shutil.which("nvcc") is not None
 needs_nvcc = pytest.mark.skipif(not HAVE_NVCC, reason="needs a real nvcc on PATH")
+# A pytest session in a subprocess loads the plugin through its entry point: an install (pip install -e .).
+PLUGIN_INSTALLED = any(ep.value.startswith("suitegen.") for ep in entry_points(group="pytest11"))
+
+
+@pytest.fixture
+def pytester(pytester):
+    """pytest's pytester, for sessions that load the suitegen plugin by its entry point."""
+    if not PLUGIN_INSTALLED:
+        pytest.skip("the suitegen plugin is not installed here (run from a checkout with PYTHONPATH); "
+                    "pip install -e . registers it")
+    return pytester
 
 VERSION = """nvcc: NVIDIA (R) Cuda compiler driver
 Copyright (c) 2005-2025 NVIDIA Corporation
