@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from suitegen.build import batch
-from suitegen.engine.item import units
+from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, units
 from suitegen.model import (Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
@@ -17,8 +17,8 @@ TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compil
 CFG = Config(toolchain=TC, std=Std.CXX17, arch="sm_90")
 
 
-def case(text, name="v", mode=Mode.COMPILE, files=None):
-    v = Variant(name=name, params={}, expectation=Expectation(expect=Expect.ACCEPT), mode=mode)
+def case(text, name="v", mode=Mode.COMPILE, files=None, expectation=Expectation(expect=Expect.ACCEPT)):
+    v = Variant(name=name, params={}, expectation=expectation, mode=mode)
     rule = Rule(id=f"demo/{name}", section="demo", statement="s", templates={"main.cu": "t"}, variants=(v,))
     return Case(rule=rule, variant=v, files=files or {"main.cu": text}, violation_line=None)
 
@@ -115,6 +115,17 @@ def test_units_group_by_config_flags_and_quoted_includes():
     tu = batch.translation_unit([same[0], system])
     assert tu.startswith("#include <cstdio>\nnamespace sg_b0 {"), "a batch includes every member's headers"
     assert len(units([(c, CFG) for c in same], batching=False)) == 5
+
+
+def test_each_side_of_a_config_has_its_own_batch_size():
+    rejected = Expectation(expect=Expect.REJECT, phase="front-end")
+    rejects = [case("__device__ int f();\n", f"r{i}", expectation=rejected) for i in range(40)]
+    accepts = [case("__device__ int f();\n", f"a{i}") for i in range(100)]
+    work = units([(c, CFG) for c in [*rejects, *accepts]])  # a reject group first must not shrink the next
+    assert sorted(len(u.cases) for u in work) == [4, 8, REJECT_BATCH_SIZE, BATCH_SIZE]
+    late = Expectation(expect=Expect.REJECT, phase="host-compiler")
+    assert len(units([(case("int x;\n", f"h{i}", expectation=late), CFG) for i in range(3)])) == 3, \
+        "rejections after the front end are built alone"
 
 
 SPLIT = [

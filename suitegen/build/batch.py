@@ -87,7 +87,7 @@ def group_key(case: Case, config: Config) -> tuple:
     return config.key, case.variant.mode, case.variant.flags, local
 
 
-def member_file(index: int, name: str = "main.cu") -> str:
+def member_file(index: int, name: str) -> str:
     return f"sg_b{index}/{name}"
 
 
@@ -128,7 +128,7 @@ def sources(cases: Sequence[Case]) -> dict[str, str]:
         dispatch = program and i == 0
         # Every member's includes, in first-seen order: standard headers declare what their own names
         # say, so a member's single compile and its batch see the same declarations of what it uses.
-        lines = list(dict.fromkeys(i for case in cases for i in includes(case.files[name]) or ()))
+        lines = list(dict.fromkeys(line for case in cases for line in includes(case.files[name]) or ()))
         lines += ["#include <cstdlib>"] if dispatch else []
         for index, case in enumerate(cases):
             text = case.files[name]

@@ -68,9 +68,9 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
         else:
             out.append(Unit(config=config, cases=(case,)))
     for key, cases in groups.items():
-        size = size if key[-1] == () else min(size, REJECT_BATCH_SIZE)
-        for start in range(0, len(cases), size):
-            out.append(Unit(config=configs[key], cases=tuple(cases[start:start + size])))
+        limit = size if key[-1] == () else min(size, REJECT_BATCH_SIZE)
+        for start in range(0, len(cases), limit):
+            out.append(Unit(config=configs[key], cases=tuple(cases[start:start + limit])))
     return out
 
 
