@@ -59,8 +59,8 @@ def builds(records: list[dict]) -> int:
 
 
 def differences(a: list[dict], b: list[dict]) -> int:
-    va = {(r["case_key"], r["config_key"]): r["verdict"] for r in a}
-    vb = {(r["case_key"], r["config_key"]): r["verdict"] for r in b}
+    va = {(r["case_id"], r["config_key"]): r["verdict"] for r in a}  # by id: a template edit keeps it
+    vb = {(r["case_id"], r["config_key"]): r["verdict"] for r in b}
     return sum(va.get(k) != vb.get(k) for k in va.keys() | vb.keys())
 
 
@@ -92,7 +92,7 @@ def main() -> int:
         print(f"  {r['name']:<22} wall {r['wall']:8.1f} s ({ref['wall'] / r['wall']:5.1f}x)   core-s "
               f"{r['cpu']:8.1f} ({ref['cpu'] / max(r['cpu'], 1e-9):5.1f}x)   {n / r['wall']:7.2f} items/s   "
               f"nvcc builds {builds(r['records'])}")
-    alone = collections.Counter((r.get("batch") or {}).get("why") or "not batchable (mode, files, or scope)"
+    alone = collections.Counter((r.get("batch") or {}).get("why") or "not batched (mode, files or scope; a rejection by the host compiler or linker)"
                                 for r in cold["records"] if (r.get("batch") or {}).get("how") != "batch"
                                 and r.get("observed"))
     built = sum(1 for r in cold["records"] if r.get("observed"))

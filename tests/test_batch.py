@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from suitegen.build import batch
-from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, units
+from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, _again, units
 from suitegen.model import (Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
@@ -119,13 +119,16 @@ def test_units_group_by_config_flags_and_quoted_includes():
 
 def test_each_side_of_a_config_has_its_own_batch_size():
     rejected = Expectation(expect=Expect.REJECT, phase="front-end")
-    rejects = [case("__device__ int f();\n", f"r{i}", expectation=rejected) for i in range(40)]
-    accepts = [case("__device__ int f();\n", f"a{i}") for i in range(100)]
+    rejects = [case("__device__ int f();\n", f"r{i}", expectation=rejected) for i in range(REJECT_BATCH_SIZE + 8)]
+    accepts = [case("__device__ int f();\n", f"a{i}") for i in range(BATCH_SIZE + 4)]
     work = units([(c, CFG) for c in [*rejects, *accepts]])  # a reject group first must not shrink the next
-    assert sorted(len(u.cases) for u in work) == [4, 8, REJECT_BATCH_SIZE, BATCH_SIZE]
+    assert [len(u.cases) for u in work] == [REJECT_BATCH_SIZE, 8, BATCH_SIZE, 4], "rejections first, then by size"
     late = Expectation(expect=Expect.REJECT, phase="host-compiler")
     assert len(units([(case("int x;\n", f"h{i}", expectation=late), CFG) for i in range(3)])) == 3, \
-        "rejections after the front end are built alone"
+        "the host compiler's rejections are built alone (its errors on cudafe++'s stub name no member)"
+    nvlink = Expectation(expect=Expect.REJECT, phase="device-link")
+    work = units([(case("int x;\n", f"l{i}", expectation=nvlink), CFG) for i in range(3)] + [(accepts[0], CFG)])
+    assert [len(u.cases) for u in work] == [3, 1], "nvlink names each member's symbols: its rejections batch, first"
 
 
 SPLIT = [
@@ -141,6 +144,12 @@ SPLIT = [
     (result(Outcome.REJECTED, diag("error", "sg_b2/main.cu", msg="Error limit reached."), phase=Phase.CUDAFE),
      [None, None, None]),
     (result(Outcome.CRASHED, phase=Phase.CICC), [None, None, None]),
+    # a linker's closing line goes to each member with an error in that phase; alone, it names nobody
+    (result(Outcome.REJECTED, diag("error", None, phase=Phase.NVLINK, msg="Undefined reference to '_ZN5sg_b11gEi'"),
+            diag("fatal", None, phase=Phase.NVLINK, msg="merge_elf failed"), phase=Phase.NVLINK),
+     [None, Outcome.REJECTED, None]),
+    (result(Outcome.REJECTED, diag("fatal", None, phase=Phase.NVLINK, msg="merge_elf failed"), phase=Phase.NVLINK),
+     [None, None, None]),
     (result(Outcome.TIMED_OUT, phase=Phase.CICC), [None, None, None]),
 ]
 
@@ -151,7 +160,42 @@ def test_split_attributes_only_what_is_certain(res, outcomes):
     assert [p and p.outcome for p in parts] == outcomes
     for p in parts:
         if p is not None:
-            assert all(d.file == "main.cu" for d in p.diagnostics), "records read like a single compile's"
+            assert all(d.file in ("main.cu", None) for d in p.diagnostics), "records read like a single compile's"
+
+
+def test_a_closing_line_is_kept_with_the_member_s_errors():
+    res = result(Outcome.REJECTED, diag("error", None, phase=Phase.NVLINK, msg="Multiple definition of '_ZN5sg_b01hEv'"),
+                 diag("fatal", None, phase=Phase.NVLINK, msg="merge_elf failed"), phase=Phase.NVLINK)
+    assert [d.message for d in batch.split(res, 1)[0].diagnostics] == ["Multiple definition of '_ZN5sg_b01hEv'",
+                                                                       "merge_elf failed"]
+
+
+def test_a_batch_that_attributes_nobody_leaves_alone_the_members_it_names():
+    stub = "/tmp/x.cudafe1.stub.c"
+    res = result(Outcome.REJECTED, diag("error", "sg_b1/main.cu", phase=Phase.HOST_COMPILER),
+                 diag("error", stub, phase=Phase.HOST_COMPILER, msg="template-id for 'void sg_b3::stub(int&)'"),
+                 diag("warning", "sg_b0/main.cu", phase=Phase.CUDAFE), phase=Phase.HOST_COMPILER)
+    assert batch.split(res, 5) == [None] * 5
+    assert batch.suspects(res, 5) == {1, 3}, "an error in its region or naming it; a warning of its own is no cause"
+    cases = [case("int x;\n", f"m{i}") for i in range(5)]
+    again = _again(res, cases, cases, {}, {}, peeling=False)
+    assert again == [([cases[0], cases[2], cases[4]], False)], "the others are built together again"
+    silent = result(Outcome.REJECTED, diag("error", stub, phase=Phase.HOST_COMPILER, msg="ambiguous"),
+                    phase=Phase.HOST_COMPILER)
+    assert [len(part) for part, _ in _again(silent, cases[:4], cases[:4], {}, {}, False)] == [2, 2], "halved"
+
+
+def test_a_phase_that_stops_at_one_member_s_error():
+    """cicc stops at some errors (dynamic initialization of a function-scope static): members expected to
+    give the same error are built alone, the rest together; without such a hint, two peels end it."""
+    cases = [case("int x;\n", f"m{i}") for i in range(4)]
+    stop = diag("error", "main.cu", phase=Phase.CICC, msg="dynamic initialization is not supported for a static")
+    peeled = result(Outcome.REJECTED, stop, phase=Phase.CICC)
+    out = {cases[0].key: (peeled, {"id": "b"}, None)}
+    hints = {cases[1].key: "dynamic initialization", cases[2].key: "typeid", cases[3].key: None}
+    assert _again(peeled, cases, cases[1:], out, hints, peeling=False) == [([cases[2], cases[3]], False)]
+    assert _again(peeled, cases, cases[1:], out, {}, peeling=False) == [(cases[1:], True)]
+    assert _again(peeled, cases, cases[1:], out, {}, peeling=True) == []
 
 
 def test_messages_read_like_a_single_compile_s():
@@ -196,7 +240,8 @@ def test_a_batch_that_crashes_or_hangs_costs_its_members_nothing(fake_nvcc, mini
 def test_batched_verdicts_equal_single_ones(tmp_path):
     """The reference path and the batched path judge every (case, config) alike, on real nvcc."""
     rules = ["device-memory-space/no-automatic-in-device-function", "device-memory-space/no-data-member",
-             "long-double/*", "deprecation/*", "built-in-variables/*"]
+             "long-double/*", "deprecation/*", "built-in-variables/*", "relocatable-device-code/one-external-definition",
+             "static-variables/device-function-static"]
     runs = {}
     for mode in ("off", "on"):
         out = tmp_path / mode

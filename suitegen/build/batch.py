@@ -26,7 +26,7 @@ from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
 MEMBER_DIR = re.compile(r"^sg_b(\d+)$")
 # A global-scope qualifier (``::x``; not ``T::x``, ``f()::x`` or ``::operator new``) would leave the namespace.
-SCOPE = re.compile(r"namespace\s+std\b|^\s*::|(?<![\w:>)\]])::\s*(?!operator\b)\w|extern\s+\"C|#\s*(pragma|undef)",
+SCOPE = re.compile(r"namespace\s+std\b|^\s*::(?!\s*operator\b)|(?<![\w:>)\]])::\s*(?!operator\b)\w|extern\s+\"C|#\s*(pragma|undef)",
                    re.M)
 DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 MAIN = re.compile(r"\bmain\s*\(")
@@ -38,6 +38,8 @@ ERROR_LIMIT = re.compile(r"error limit", re.I)
 # A member named in a message without a file (a linker's or ptxas's): demangled, or mangled with its length.
 NAMED = re.compile(r"\bsg_b(\d+)::|(?<!\d)(\d{1,2})sg_b(\d+)")
 QUALIFIER = re.compile(r"\bsg_b\d+::")
+# A linker's closing line, printed once after its errors: it goes to every member with an error there.
+CLOSING = re.compile(r"^(merge_elf failed|ld returned \d+ exit status)$")
 
 
 def includes(text: str) -> tuple[str, ...] | None:
@@ -100,8 +102,8 @@ def member_of(file: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def named_member(message: str) -> int | None:
-    """Return the one member a message names by symbol (``sg_b3::f``, ``_ZN5sg_b31fEv``), or None."""
+def mentioned(message: str) -> set[int] | None:
+    """Return the members a message names by symbol (``sg_b3::f``, ``_ZN5sg_b31fEv``); None: unreadable."""
     found = set()
     for m in NAMED.finditer(message):
         if m.group(1) is not None:
@@ -111,7 +113,26 @@ def named_member(message: str) -> int | None:
             if digits < 1 or len(m.group(3)) < digits:
                 return None
             found.add(int(m.group(3)[:digits]))
-    return found.pop() if len(found) == 1 else None
+    return found
+
+
+def named_member(message: str) -> int | None:
+    """Return the one member a message names by symbol, or None."""
+    found = mentioned(message)
+    return found.pop() if found and len(found) == 1 else None
+
+
+def suspects(result: CompileResult, size: int) -> set[int]:
+    """Return the members to build alone where a batch attributes nobody: those with an error in their
+    own region, and those that an error or warning outside every region names by symbol."""
+    out: set[int] = set()
+    for d in result.diagnostics:
+        index = member_of(d.file)
+        if index is not None and d.severity in ("error", "fatal"):
+            out.add(index)
+        elif index is None and d.severity in ("error", "fatal", "warning"):
+            out |= mentioned(d.message) or set()
+    return {i for i in out if i < size}
 
 
 def batch_files(cases: Sequence[Case]) -> dict[str, str]:
@@ -175,10 +196,14 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     if result.outcome.infrastructure:
         return [None] * size
     own: list[list] = [[] for _ in range(size)]
+    closing = []
     for d in result.diagnostics:
         index = member_of(d.file)
         if index is None and d.file is None:
             index = named_member(d.message)
+        if index is None and d.file is None and CLOSING.match(d.message):
+            closing.append(d)
+            continue
         if index is None or index >= size:
             if d.severity in ("error", "fatal", "warning"):
                 return [None] * size
@@ -187,6 +212,12 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
             return [None] * size
         single = PurePath(d.file).name if d.file else None
         own[index].append(replace(d, file=single, message=QUALIFIER.sub("", d.message)))
+    for line in closing:
+        errors = [diags for diags in own if any(d.phase is line.phase and d.severity == "error" for d in diags)]
+        if not errors:
+            return [None] * size
+        for diags in errors:
+            diags.append(line)
     return [_member(result, tuple(diags), size) for diags in own]
 
 

@@ -1,6 +1,7 @@
 """Items: prepare, build, run on the GPU, judge. One (case, config) alone, or many of one config batched."""
 from __future__ import annotations
 
+import re
 import tempfile
 import traceback
 from dataclasses import dataclass, replace
@@ -16,8 +17,8 @@ from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
 from suitegen.model import Case, Config, Deviation, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
 
-BATCH_SIZE = 96  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
-REJECT_BATCH_SIZE = 32  # expected to be rejected: several errors each, under cudafe++'s limit of 100
+BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
+REJECT_BATCH_SIZE = 64  # expected to be rejected: 1-3 errors each (measured), near cudafe++'s limit of 100
 # The verdicts a batch may give; any other is built again, alone ("compiled; not run" is UNSUPPORTED).
 TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL, Verdict.UNSUPPORTED)
 
@@ -30,17 +31,19 @@ class Unit:
     cases: tuple[Case, ...]
 
 
-# Phases that print every member's errors, so a batch rejected there still attributes each; after them
-# (the host compiler on cudafe++'s stub, the linkers) a batch would attribute one member at most.
-BATCHED_REJECTIONS = ("front-end",)
+# Phases whose rejections batch: cudafe++ and cicc report every member's errors; nvlink and ptxas name
+# each member's symbols. The host compiler's errors on cudafe++'s stub, and the host linker's warnings,
+# often name no member, so those rejections are built alone.
+BATCHED_REJECTIONS = ("front-end", "device-link", "device-back-end")
 
 
 def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = ()) -> tuple | None:
     """Return which way a build is expected to go: () accepted, (phase,) rejected there; None: build it alone.
 
     The guide's expectation, or where a recorded deviation covers the item, what the toolchain was seen
-    to do. Batches are formed per side, so one member's rejection does not stop its neighbours' later
-    phases. Only a hint: it ignores detected features, so every host forms the same batches.
+    to do (a deviation seen rejected records no phase: alone). Batches are formed per side, so one
+    member's rejection does not stop its neighbours' later phases. Only a hint: it ignores detected
+    features, so every host forms the same batches.
     """
     env = make_env(config, case, ())
     exp = expectation_for(case, env)
@@ -67,11 +70,15 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
             configs[key] = config
         else:
             out.append(Unit(config=config, cases=(case,)))
+    batches = []
     for key, cases in groups.items():
         limit = size if key[-1] == () else min(size, REJECT_BATCH_SIZE)
         for start in range(0, len(cases), limit):
-            out.append(Unit(config=configs[key], cases=tuple(cases[start:start + limit])))
-    return out
+            batches.append(Unit(config=configs[key], cases=tuple(cases[start:start + limit])))
+    # Longest first, so no long unit is left for the end of a run: reject batches (their members may be
+    # built again, some alone, one after another), then the others by size, then single items.
+    batches.sort(key=lambda u: (expected_side(u.cases[0], u.config, deviations) == (), -len(u.cases)))
+    return batches + out
 
 
 def run_unit(session: Session, unit: Unit) -> list[Record]:
@@ -131,7 +138,8 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
     todo = [c for c in cases if preps[c.key].final is None]
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
-        built = _build(session, todo, config, Path(tmp), tried) if len(todo) > 1 else {}
+        hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
+        built = _build(session, todo, config, Path(tmp), tried, hints) if len(todo) > 1 else {}
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
@@ -159,14 +167,14 @@ def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequen
     return replace(run_one(session, case, config), batch={"how": "alone", "why": why, "tried": list(tried)})
 
 
-def _build(session: Session, cases: Sequence[Case], config: Config, root: Path,
-           tried: dict[str, list[str]], peeling: bool = False) -> dict[str, tuple]:
+def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
+           hints: dict[str, str | None], peeling: bool = False) -> dict[str, tuple]:
     """Return case key -> (its result, how it was obtained, (program, member) or None) for the members a
     batch attributes with certainty; ``tried`` collects, per member left over, the batches it was in.
 
-    Members left unattributed are built again together while that makes progress, in halves after a
-    build that attributed nobody; while a phase peels them one per build, and after a batch that
-    crashes or times out, they are left to be built alone.
+    ``hints`` holds each member's expected diagnostic (a regex, or None). Members left unattributed are
+    built again together while that makes progress (see below); the ones still left, and all members of
+    a batch that crashes or times out, are left to be built alone.
     """
     how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
     folder = root / how["id"]
@@ -184,21 +192,49 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path,
             out[case.key] = (part, how, (folder / "batch.out", index) if runs else None)
     if result.outcome.infrastructure or len(rest) < 2:
         return out
-    # The front end (cudafe++, and cicc's) reports every member's errors, so the rest are built again
-    # together; a phase that stops at its first error peels one member per build, so after two such
-    # builds the rest are built alone; a build that attributed nobody (an error outside every member)
-    # is halved.
-    peeled = len(cases) - len(rest)
-    one = peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE
-    if one and peeling:
-        return out
-    if peeled:
-        out.update(_build(session, rest, config, root, tried, peeling=one))
-    elif len(rest) >= 4:
-        middle = len(rest) // 2
-        out.update(_build(session, rest[:middle], config, root, tried))
-        out.update(_build(session, rest[middle:], config, root, tried))
+    again = _again(result, cases, rest, out, hints, peeling)
+    for part, peel in again:
+        if len(part) >= 2:
+            out.update(_build(session, part, config, root, tried, hints, peeling=peel))
     return out
+
+
+def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], bool]]:
+    """Return which of a build's unattributed members to build again together (groups, each with its
+    peeling flag); the others are built alone.
+
+    - The front end (cudafe++, and cicc's deferred errors) reports every member's errors: the rest are
+      built again together.
+    - A phase that stopped at one member's error (cicc stops at some errors, and the linkers and the
+      host compiler may): members expected to give an error like it are left alone, the rest built
+      again; after two builds that peel one member without such a hint, the rest are left alone.
+    - A build that attributed nobody (an error outside every member): the members its errors and
+      warnings name are left alone and the rest built again; where they name nobody, it is halved.
+    """
+    peeled = len(cases) - len(rest)
+    if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE:
+        (only, _, _), = out.values()
+        messages = [d.message for d in only.diagnostics if d.severity in ("error", "fatal")]
+        alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
+        if alike:
+            return [([c for c in rest if c.key not in alike], False)]
+        return [] if peeling else [(rest, True)]
+    if peeled:
+        return [(rest, False)]
+    named = batch.suspects(result, len(cases))
+    if named:
+        return [([c for i, c in enumerate(cases) if i not in named], False)]
+    if len(rest) >= 4:
+        middle = len(rest) // 2
+        return [(rest[:middle], False), (rest[middle:], False)]
+    return []
+
+
+def _matches(pattern: str, message: str) -> bool:
+    try:
+        return re.search(pattern, message, re.I) is not None
+    except re.error:
+        return False
 
 
 def safe_run_unit(session: Session, unit: Unit) -> list[Record] | None:
