@@ -1,5 +1,6 @@
 """On a GPU: runtime cases run, and a faulting or hanging kernel fails only its own case."""
 import json
+import shutil
 import subprocess
 import sys
 
@@ -61,3 +62,35 @@ def test_fault_and_hang_fail_alone(planted, tmp_path):
     assert recs["run-2"]["verdict"] == "UNRESOLVED" and recs["run-2"]["execution"]["status"] == "timed-out"
     assert recs["run-0"]["gpu"].startswith("GPU ")
     assert proc.returncode == 1
+
+
+# Toolchains with a planted arithmetic fault: the real nvcc behind a wrapper.
+FAST_MATH = '#!/bin/sh\nexec {nvcc} "$@" --use_fast_math\n'  # --ftz=true --prec-div=false --prec-sqrt=false
+DIVISION_EDITED = '#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) sed -i "s| / | * |g" "$a";; esac; done\n' \
+                  'exec {nvcc} "$@"\n'  # every division in the source becomes a multiplication
+
+
+@pytest.mark.parametrize("wrapper, failing, passing", [
+    (FAST_MATH, ["host-device-agreement[run-float-default-flags]",
+                 "device-arithmetic-semantics[run-float-default-flags]"],
+     ["device-arithmetic-semantics[run-unsigned]"]),
+    # Host and device code both pass through the edited source: only the Python oracle sees the change.
+    (DIVISION_EDITED, ["device-arithmetic-semantics[run-float-default-flags]",
+                       "device-arithmetic-semantics[run-double-default-flags]", "device-arithmetic-semantics[run-double]"],
+     ["host-device-agreement[run-double]", "device-arithmetic-semantics[run-unsigned]"]),
+])
+def test_planted_arithmetic_faults_fail(tmp_path, wrapper, failing, passing):
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text(wrapper.format(nvcc=shutil.which("nvcc")))
+    nvcc.chmod(0o755)
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--no-cache", "--std", "c++20",
+                           "--arch", "sm_90", "--rules", "execution-space-specifiers/host-device-agreement", "--rules",
+                           "execution-space-specifiers/device-arithmetic-semantics", "--out", str(out), "-q"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    recs = {r["case_id"].split("/", 1)[1]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    for name in failing:
+        assert recs[name]["verdict"] == "FAIL", (name, recs[name]["reason"], proc.stderr[-2000:])
+        assert recs[name]["execution"] is not None, "the fault was seen on the GPU, not at compile time"
+    for name in passing:
+        assert recs[name]["verdict"] == "PASS", (name, recs[name]["reason"])

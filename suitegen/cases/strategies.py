@@ -6,9 +6,12 @@ registered with ``@hooks.strategy`` under its function name.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from hypothesis import strategies as st
 
 from suitegen import hooks
+from suitegen.cases import expressions
 from suitegen.oracle.definitions import CTOR_KINDS, DTOR_KINDS
 
 
@@ -54,22 +57,53 @@ def parameter_block_sizes() -> st.SearchStrategy[list[int]]:
 # --- host/device agreement: expression trees as JSON-able nested lists ----------------------------
 INT_OPS = ("+", "-", "*", "&", "|", "^", "<<", ">>", "/", "%")
 FLOAT_OPS = ("+", "-", "*", "/")
+# binary32 values around the subnormal range: inputs and results that a flush-to-zero device would change
+SUBNORMALS = (1e-45, -1e-45, 1.1754942e-38, 5.877472e-39, 1.1754944e-38, 3e-39)
+
+
+def _trees(leaves: st.SearchStrategy, ops: Sequence[str], max_leaves: int, sqrt: bool) -> st.SearchStrategy:
+    def grow(kids):
+        nodes = st.tuples(st.sampled_from(ops), kids, kids).map(list)
+        return nodes | st.tuples(st.just("sqrt"), kids).map(list) if sqrt else nodes
+    return st.recursive(leaves, grow, max_leaves=max_leaves)
 
 
 @hooks.strategy
 def uint_expressions(max_leaves: int = 8) -> st.SearchStrategy:
     """Expression trees over unsigned a, b and constants; shrinks towards the variable a."""
-    leaves = st.sampled_from(("a", "b")) | st.integers(0, 2**32 - 1)
-    return st.recursive(leaves, lambda kids: st.tuples(st.sampled_from(INT_OPS), kids, kids).map(list),
-                        max_leaves=max_leaves)
+    return _trees(st.sampled_from(("a", "b")) | st.integers(0, 2**32 - 1), INT_OPS, max_leaves, sqrt=False)
+
+
+@hooks.strategy
+def int_expressions(max_leaves: int = 8) -> st.SearchStrategy:
+    """Expression trees over int a, b and constants (C++20 semantics); shrinks towards the variable a."""
+    return _trees(st.sampled_from(("a", "b")) | st.integers(-2**31, 2**31 - 1), INT_OPS, max_leaves, sqrt=False)
 
 
 @hooks.strategy
 def double_expressions(max_leaves: int = 6) -> st.SearchStrategy:
-    """Expression trees over double a, b and finite constants; shrinks towards the variable a."""
+    """Expression trees over double a, b, finite constants and sqrt; shrinks towards the variable a."""
     leaves = st.sampled_from(("a", "b")) | st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
-    return st.recursive(leaves, lambda kids: st.tuples(st.sampled_from(FLOAT_OPS), kids, kids).map(list),
-                        max_leaves=max_leaves)
+    return _trees(leaves, FLOAT_OPS, max_leaves, sqrt=True)
+
+
+@hooks.strategy
+def double_expressions_uncontracted(max_leaves: int = 6) -> st.SearchStrategy:
+    """Double trees in which no product feeds an addition: the same under --fmad=true (the default)."""
+    return double_expressions(max_leaves).filter(lambda t: not expressions.contractible(t))
+
+
+@hooks.strategy
+def float_expressions(max_leaves: int = 6) -> st.SearchStrategy:
+    """Expression trees over float a, b, binary32 constants (subnormals too) and sqrt."""
+    leaves = st.sampled_from(("a", "b")) | st.floats(-1e6, 1e6, width=32) | st.sampled_from(SUBNORMALS)
+    return _trees(leaves, FLOAT_OPS, max_leaves, sqrt=True)
+
+
+@hooks.strategy
+def float_expressions_uncontracted(max_leaves: int = 6) -> st.SearchStrategy:
+    """Float trees in which no product feeds an addition: the same under --fmad=true (the default)."""
+    return float_expressions(max_leaves).filter(lambda t: not expressions.contractible(t))
 
 
 @hooks.strategy
@@ -77,6 +111,20 @@ def uint_input_pairs() -> st.SearchStrategy:
     """Lists of (a, b) unsigned inputs; shrinks towards [[0, 0]]."""
     u32 = st.integers(0, 2**32 - 1)
     return st.lists(st.tuples(u32, u32).map(list), min_size=1, max_size=16)
+
+
+@hooks.strategy
+def int_input_pairs() -> st.SearchStrategy:
+    """Lists of (a, b) int inputs; shrinks towards [[0, 0]]."""
+    i32 = st.integers(-2**31, 2**31 - 1)
+    return st.lists(st.tuples(i32, i32).map(list), min_size=1, max_size=16)
+
+
+@hooks.strategy
+def float_input_pairs() -> st.SearchStrategy:
+    """Lists of (a, b) finite binary32 inputs, subnormals among them; shrinks towards [[0.0, 0.0]]."""
+    f = st.floats(-1e9, 1e9, width=32) | st.sampled_from(SUBNORMALS)
+    return st.lists(st.tuples(f, f).map(list), min_size=1, max_size=16)
 
 
 @hooks.strategy

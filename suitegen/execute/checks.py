@@ -12,7 +12,7 @@ from suitegen import hooks
 from suitegen.cases import expressions
 from suitegen.model import FROZEN
 
-DTYPES = {"unsigned": "uint32", "double": "float64"}
+DTYPES = {"unsigned": "uint32", "int": "int32", "float": "float32", "double": "float64"}
 
 
 @dataclass(**FROZEN)
@@ -37,7 +37,7 @@ class DeviceCheck:
 def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
     """Evaluate the expression in Python for each input pair: that is the expected device output."""
     kind, tree, pairs = params["type"], params["expr"], params["inputs"]
-    conv = int if kind == "unsigned" else float
+    conv = {"unsigned": int, "int": int, "float": expressions.f32, "double": float}[kind]
     a = [conv(p[0]) for p in pairs]
     b = [conv(p[1]) for p in pairs]
     return DeviceCheck(kernel="sg_eval", inputs=[(DTYPES[kind], a), (DTYPES[kind], b)], out=DTYPES[kind],

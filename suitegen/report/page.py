@@ -6,6 +6,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Mapping, Sequence
 
+from suitegen.judge.behaviour import sentence
 from suitegen.model import Verdict
 from suitegen.report.repro import obtained
 
@@ -86,6 +87,10 @@ def _detail(r: dict, anchor: str) -> str:
                 f"__CUDA_ARCH__ {seen['cuda_arch']}, module {seen['targets']}, macros {seen['macros']}"
         parts.append("<h4>what the build did under this config</h4><pre>"
                      + esc(seen["error"] or sides) + "".join(esc(f"\n{w}") for w in seen["warnings"]) + "</pre>")
+    if r.get("behaviour"):
+        b = r["behaviour"]
+        parts.append(f"<p>behaviour: {esc(b['check'])} ({esc(b['what'])}): "
+                     f"{'ran' if b['ran'] else 'did not run'}</p>")
     if r.get("deviation"):
         parts.append(f"<h4>known deviation</h4><pre>{esc(json.dumps(r['deviation'], indent=1))}</pre>")
     return f'<template id="{anchor}">' + "".join(parts) + "</template>"
@@ -154,7 +159,9 @@ def _summary_block(summary: Mapping) -> str:
             f"<p>{esc(summary.get('results', 0))} results, {esc(summary.get('cases', 0))} cases, "
             f"{esc(summary.get('configs', 0))} configs. Started {esc(summary.get('started', ''))}, "
             f"wall {esc(summary.get('wall_seconds', ''))} s. GPU: {esc(gpu_text)}. "
-            f"Execution: {esc(summary.get('execution', ''))}.</p><ul>{tcs}</ul>")
+            f"Execution: {esc(summary.get('execution', ''))}.</p>"
+            + (f"<p id='behaviour'>{esc(sentence(summary['behaviour']))}.</p>" if "behaviour" in summary else "")
+            + f"<ul>{tcs}</ul>")
 
 
 def _differences(rows, columns, several: bool) -> str:

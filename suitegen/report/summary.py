@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Iterable, Mapping
 
+from suitegen.judge import behaviour
 from suitegen.model import Verdict
 
 VERDICTS = [v.value for v in Verdict]
@@ -17,6 +18,7 @@ def summarize(records: Iterable[dict], meta: dict | None = None) -> dict:
     sections: dict[str, Counter] = defaultdict(Counter)
     toolchains: dict[str, Counter] = defaultdict(Counter)
     rules, cases, configs = set(), set(), set()
+    records = list(records)
     for r in records:
         v = r["verdict"]
         total[v] += 1
@@ -35,6 +37,8 @@ def summarize(records: Iterable[dict], meta: dict | None = None) -> dict:
         "sections": {s: {v: c.get(v, 0) for v in VERDICTS} for s, c in sorted(sections.items())},
         "toolchain_counts": {t: {v: c.get(v, 0) for v in VERDICTS} for t, c in sorted(toolchains.items())},
         "failed": any(Verdict(v).fails(bool((meta or {}).get("allow_xpass"))) for v in total),
+        "behaviour": behaviour.tally(records),
+        "behaviour_by_section": {s: behaviour.tally(r for r in records if r["section"] == s) for s in sorted(sections)},
     }
 
 
@@ -46,7 +50,8 @@ def table(summary: dict) -> str:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
     rule = "-" * len(fmt(head))
-    return "\n".join([fmt(head), rule, *map(fmt, rows[:-1]), rule, fmt(rows[-1])])
+    lines = [fmt(head), rule, *map(fmt, rows[:-1]), rule, fmt(rows[-1])]
+    return "\n".join(lines + ([behaviour.sentence(summary["behaviour"])] if "behaviour" in summary else []))
 
 
 def markdown(summary: Mapping) -> str:
@@ -55,4 +60,5 @@ def markdown(summary: Mapping) -> str:
     rule = "|---|" + "---:|" * len(COLUMNS)
     rows = [f"| {s} | " + " | ".join(str(c[v]) for v, _ in COLUMNS) + " |" for s, c in summary["sections"].items()]
     total = "| **total** | " + " | ".join(f"**{summary['counts'][v]}**" for v, _ in COLUMNS) + " |"
-    return "\n".join([head, rule, *rows, total]) + "\n"
+    lines = [head, rule, *rows, total]
+    return "\n".join(lines + ([f"\n{behaviour.sentence(summary['behaviour'])}."] if "behaviour" in summary else [])) + "\n"

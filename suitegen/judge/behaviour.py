@@ -1,0 +1,67 @@
+"""What a valid item's GPU run checks: its rule's promise (a semantic check), a load of its module, or
+nothing to run (host-only). A compile verdict never says that behaviour was checked; this does.
+"""
+from __future__ import annotations
+
+import enum
+import re
+from collections import Counter
+from typing import Iterable, Mapping
+
+from suitegen.model import Case, Expect, Expectation
+
+
+class Check(enum.Enum):
+    """The kind of GPU check a valid variant gets."""
+
+    SEMANTIC = "semantic"  # runs on the GPU and checks a result the rule implies
+    LOAD_ONLY = "load-only"  # its module is loaded and its kernels resolved, nothing observed
+    HOST_ONLY = "host-only"  # no device code: nothing to run on the GPU
+    NONE = "none"  # device code with no check of its behaviour (yet)
+
+
+DEVICE_CODE = re.compile(r"__(global|device|constant|managed|shared)__")
+
+
+def planned(case: Case, expectation: Expectation | None) -> tuple[Check, str] | None:
+    """Return the check a variant's valid program gets and what it is; None for a variant expected to be
+    rejected (nothing valid to run)."""
+    if expectation is None or expectation.expect is Expect.REJECT:
+        return None
+    if expectation.expect is Expect.RUNTIME:
+        how = f"values checked in Python ({case.variant.check})" if case.variant.check else "a self-checking program"
+        return Check.SEMANTIC, how
+    if not any(DEVICE_CODE.search(text) for text in case.files.values()):
+        return Check.HOST_ONLY, "no device code"
+    return Check.NONE, "no semantic check for this variant yet, and loading valid modules is not built yet"
+
+
+def of_record(case: Case, expectation: Expectation | None, executed: bool) -> dict | None:
+    """Return a record's ``behaviour`` entry: the planned check, whether it ran, and what it is."""
+    plan = planned(case, expectation)
+    if plan is None:
+        return None
+    check, what = plan
+    return {"check": check.value, "ran": executed, "what": what}
+
+
+def tally(records: Iterable[Mapping]) -> dict:
+    """Return counts of valid items by check, semantic ones split into ran and did not run."""
+    out: Counter = Counter()
+    for r in records:
+        b = r.get("behaviour")
+        if b:
+            out[b["check"] + (" ran" if b["ran"] else " not run") if b["check"] == Check.SEMANTIC.value
+                else b["check"]] += 1
+    keys = ["semantic ran", "semantic not run", *(c.value for c in Check if c is not Check.SEMANTIC)]
+    return {k: out.get(k, 0) for k in keys}
+
+
+def sentence(counts: Mapping[str, int]) -> str:
+    """Say plainly how much behaviour a run checked on the GPU."""
+    valid = sum(counts.values())
+    ran = counts.get("semantic ran", 0)
+    text = (f"behaviour checked on the GPU for {ran} of {valid} valid items; "
+            f"{counts.get('semantic not run', 0)} semantic checks did not run")
+    return text + (f", {counts.get('load-only', 0)} load-only, {counts.get('host-only', 0)} host-only, "
+                   f"{counts.get('none', 0)} with no behaviour check (judged on their compile alone)")
