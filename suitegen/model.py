@@ -205,6 +205,7 @@ class Rule:
     requires: Any = None
     source_file: str = ""
     note: str = ""
+    construct: str = ""  # a regex over a program's source: the construct the negative side forbids
 
 
 @dataclass(**FROZEN)

@@ -102,3 +102,50 @@ def test_deviation_needs_a_toolchain_range(mini_oracle):
     (mini_oracle[0] / "deviations" / "x.toml").write_text('[[deviation]]\nrule = "demo/no-long-double"\n')
     with pytest.raises(oracle.OracleError, match="field 'when'"):
         oracle.load(mini_oracle[0])
+
+
+# --- the oracle against itself (suitegen/oracle/consistency.py) -------------------------------------------
+
+def _all_cases():
+    from suitegen.engine import options
+    from suitegen.engine.session import load_cases
+    from suitegen.frontends.cli import build_parser
+    return load_cases(options.from_namespace(build_parser().parse_args(["rules"])))[1]
+
+
+def test_construct_patterns_hold_on_their_own_rules():
+    """Each rule's construct pattern matches every variant it expects rejected and none it expects to compile."""
+    from suitegen.oracle.consistency import unproven
+    cases = _all_cases()
+    assert len({c.rule.id for c in cases if c.rule.construct}) >= 25
+    assert unproven(cases) == []
+
+
+def test_no_valid_variant_contains_what_another_rule_forbids():
+    from suitegen.oracle.consistency import conflicts
+    assert conflicts(_all_cases()) == []
+
+
+# The three positive variants an audit found, as they were: each must be caught.
+REVERTED = [
+    ("global-functions-and-templates/parameter-types[pos-const-ref-function]",
+     "__global__ void kern(const int &p) { }\n", "function-parameters/no-pass-by-reference"),
+    ("global-argument-processing/host-launch-any-arguments[pos-host-launch-virtual]",
+     "struct Arg {\n  int x;\n  __host__ __device__ virtual int get() const { return x; }\n};\n"
+     "__global__ void child(Arg a, int *out) {\n  *out = a.x;\n}\n", "virtual-functions/no-global-argument"),
+    ("cxx11-features/row-user-defined-literals[pos-device]",
+     "__host__ __device__ constexpr long double operator\"\" _half(long double v) { return v / 2; }\n"
+     "__device__ void use(int *out) { *out = (int)(3.0_half); }\n", "long-double/not-in-device-code"),
+]
+
+
+@pytest.mark.parametrize("case_id, text, rule", REVERTED)
+def test_reverting_a_fix_is_caught(case_id, text, rule):
+    from dataclasses import replace
+
+    from suitegen.oracle.consistency import conflicts
+    cases = _all_cases()
+    positive = next(c for c in cases if c.rule.id == case_id.split("[")[0] and c.variant.expectation.expect.value
+                    == "accept")
+    reverted = replace(positive, files={"main.cu": text})
+    assert (reverted.id, rule) in conflicts([*cases, reverted])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -40,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--json", action="store_true", help="machine-readable output")
     rules.add_argument("--coverage", action="store_true", help="per section: rules, variants by kind, cases, "
                        "and what is unsupported here and why")
+    rules.add_argument("--trace", action="store_true", help="the guide's normative statements (oracle/statements/) "
+                       "and the rules that test them; lists those with no rule and no reason")
     rules.add_argument("--hooks", action="store_true", help="the predicates, selectors, strategies, device checks "
                        "and detected features oracle files can name")
 
@@ -123,6 +126,12 @@ def rules_command(args) -> int:
         return hooks_command(args)
     opts = options.from_namespace(args)
     orc, cases = load_cases(opts)
+    if args.trace:
+        from suitegen.oracle.statements import load_statements, trace_table
+        ids = [r.id for r in orc.rules]
+        found = load_statements(orc.root, orc.sections, ids)
+        print(json.dumps([dataclasses.asdict(s) for s in found], indent=2) if args.json else trace_table(found, ids))
+        return EXIT_OK if all(s.traced for s in found) else EXIT_FAIL
     if args.coverage:
         from suitegen.engine.coverage import coverage, coverage_table
         rows = coverage(orc, cases, opts.nvcc, opts.profile or "default", opts.matrix)

@@ -21,7 +21,7 @@ from suitegen.model import FROZEN, PHASE_GROUPS, Deviation, Expect, Expectation,
 from suitegen.oracle import conditions
 
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
-             "phase", "diagnostic", "line", "variant"}
+             "phase", "diagnostic", "line", "variant", "construct"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
                 "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
 DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
@@ -171,9 +171,14 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise OracleError(path, f"duplicate variant names {dupes}", rule=rid, field="variant")
+    construct = _get(raw, "construct", str, path, rid) if "construct" in raw else ""
+    try:
+        re.compile(construct)
+    except re.error as exc:
+        raise OracleError(path, f"construct is not a regex: {exc}", rule=rid, field="construct") from None
     return Rule(id=rid, section=section, statement=statement, templates=templates,
                 variants=tuple(variants), requires=_condition(raw.get("requires"), path, rid, "requires"),
-                source_file=str(path), note=str(raw.get("note", "")))
+                source_file=str(path), note=str(raw.get("note", "")), construct=construct)
 
 
 def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
