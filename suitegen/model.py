@@ -86,6 +86,7 @@ class Expect(enum.Enum):
     ACCEPT = "accept"
     REJECT = "reject"
     WARN = "warn"
+    DIAGNOSE = "diagnose"  # ill-formed: a matching diagnostic is required, an error or a warning (ISO [intro.compliance])
     RUNTIME = "runtime"
 
 

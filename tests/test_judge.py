@@ -13,6 +13,7 @@ REJECT = Expectation(expect=Expect.REJECT, phase="front-end", diagnostic="long d
 WARN = Expectation(expect=Expect.WARN, diagnostic="deprecated")
 ACCEPT = Expectation(expect=Expect.ACCEPT)
 RUNTIME = Expectation(expect=Expect.RUNTIME, observe="prints 32")
+DIAGNOSE = Expectation(expect=Expect.DIAGNOSE, phase="front-end", diagnostic="C\\+\\+17 feature")
 
 
 def case(exp, name="neg", requires=None, predicate=None, params=None, line=2):
@@ -45,6 +46,13 @@ LD = diag("type long double is not supported in device code")
 
 TABLE = [
     # expectation, result, verdict
+    # ill-formed, diagnosis required: a matching error or a matching warning at the line passes
+    (DIAGNOSE, result(Outcome.REJECTED, diag("a C++17 feature"), phase=Phase.CICC), Verdict.PASS),
+    (DIAGNOSE, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("a C++17 feature", "warning", Phase.CUDAFE)), Verdict.PASS),
+    (DIAGNOSE, result(Outcome.ACCEPTED), Verdict.FAIL),
+    (DIAGNOSE, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("unused variable", "warning")), Verdict.FAIL),
+    (DIAGNOSE, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("a C++17 feature", "warning", line=3)), Verdict.FAIL),
+    (DIAGNOSE, result(Outcome.REJECTED, diag("identifier x is undefined"), phase=Phase.CICC), Verdict.FAIL),
     (ACCEPT, result(Outcome.ACCEPTED), Verdict.PASS),
     (ACCEPT, result(Outcome.ACCEPTED_WITH_WARNINGS, diag("unused", "warning")), Verdict.PASS),
     (ACCEPT, result(Outcome.REJECTED, LD, phase=Phase.CICC), Verdict.FAIL),

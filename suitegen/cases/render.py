@@ -83,7 +83,7 @@ def _check_line(files: dict[str, str], rule: Rule, variant: Variant) -> int | No
         raise RenderError(f"{rule.source_file}: rule {rule.id!r} variant {variant.name!r}: "
                           f"the main file must mark at most one line with {{{{ CHECK }}}} "
                           f"(found {len(marks)} in {main}, and marks in {others or 'no other file'})")
-    needs = variant.predicate is not None or variant.expectation.expect in (Expect.REJECT, Expect.WARN)
+    needs = variant.predicate is not None or variant.expectation.expect in (Expect.REJECT, Expect.WARN, Expect.DIAGNOSE)
     if needs and variant.expectation.check_line and not marks:
         raise RenderError(f"{rule.source_file}: rule {rule.id!r} variant {variant.name!r}: "
                           f"a reject or warn variant must mark its violation with {{{{ CHECK }}}} "

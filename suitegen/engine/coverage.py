@@ -11,14 +11,14 @@ from suitegen.judge.behaviour import Check, planned
 from suitegen.judge.verdicts import make_env, unsupported_reason
 from suitegen.model import Case, Expect
 
-KINDS = ("positive", "negative", "warn", "runtime", "decided")
+KINDS = ("positive", "negative", "diagnose", "warn", "runtime", "decided")
 CHECKS = tuple(c.value for c in Check)  # valid variants by the GPU check they get
 
 
 def kind(case: Case) -> str:
     if case.variant.predicate:
         return "decided"  # a predicate from the guide's definitions decides, per drawn program
-    return {Expect.ACCEPT: "positive", Expect.REJECT: "negative", Expect.WARN: "warn",
+    return {Expect.ACCEPT: "positive", Expect.REJECT: "negative", Expect.DIAGNOSE: "diagnose", Expect.WARN: "warn",
             Expect.RUNTIME: "runtime"}[case.variant.expectation.expect]
 
 

@@ -26,7 +26,7 @@ DEVICE_CODE = re.compile(r"__(global|device|constant|managed|shared)__")
 def planned(case: Case, expectation: Expectation | None) -> tuple[Check, str] | None:
     """Return the check a variant's valid program gets and what it is; None for a variant expected to be
     rejected (nothing valid to run)."""
-    if expectation is None or expectation.expect is Expect.REJECT:
+    if expectation is None or expectation.expect in (Expect.REJECT, Expect.DIAGNOSE):
         return None
     if expectation.expect is Expect.RUNTIME:
         how = f"values checked in Python ({case.variant.check})" if case.variant.check else "a self-checking program"

@@ -113,6 +113,13 @@ def compare(exp: Expectation, case: Case, result: CompileResult) -> tuple[Verdic
             return Verdict.PASS, "rejected as expected"
         return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
                               f"{where}): {_first(result.diagnostics)}")
+    if exp.expect is Expect.DIAGNOSE:
+        severities = ("error", "fatal") if not out.accepted else ("warning",)
+        if any(matches(d, exp, case, severities) for d in result.diagnostics):
+            return Verdict.PASS, "diagnosed as expected (" + ("rejected)" if not out.accepted else "with a warning)")
+        got = _first(result.diagnostics, severities)
+        return Verdict.FAIL, f"expected a diagnostic ({exp.phase}: /{exp.diagnostic}/{where}), " + (
+            f"rejected for another reason: {got}" if not out.accepted else f"accepted with {got}")
     if not out.accepted:  # WARN
         return Verdict.FAIL, f"expected a warning, rejected: {_first(result.diagnostics)}"
     if any(matches(d, exp, case, ("warning",)) for d in result.diagnostics):

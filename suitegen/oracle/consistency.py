@@ -13,6 +13,7 @@ from typing import Iterable
 
 from suitegen.model import Case, Expect
 
+NEGATIVE = (Expect.REJECT, Expect.DIAGNOSE)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
@@ -33,9 +34,9 @@ def unproven(cases: Iterable[Case]) -> list[str]:
         if not pattern or expect is None:
             continue
         found = re.search(pattern, source(case)) is not None
-        if expect is Expect.REJECT and not found:
+        if expect in NEGATIVE and not found:
             out.append(f"{case.id}: expected to be rejected, but its construct pattern does not match it")
-        elif expect is not Expect.REJECT and found:
+        elif expect not in NEGATIVE and found:
             out.append(f"{case.id}: expected to compile, but its own rule's construct pattern matches it")
     return out
 
@@ -46,7 +47,7 @@ def conflicts(cases: Iterable[Case]) -> list[tuple[str, str]]:
     rules = {c.rule.id: c.rule for c in cases if c.rule.construct}
     out = []
     for case in cases:
-        if _fixed(case) in (None, Expect.REJECT):
+        if _fixed(case) in (None, *NEGATIVE):
             continue
         text = source(case)
         out += [(case.id, rid) for rid, rule in rules.items()

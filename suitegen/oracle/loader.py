@@ -253,13 +253,13 @@ def _expectation(path: Path, rid: str, raw: Mapping, forced: Expect | None) -> E
                           rule=rid, field="expect") from None
     phase = raw.get("phase")
     diagnostic = raw.get("diagnostic")
-    if expect is Expect.REJECT:
+    if expect in (Expect.REJECT, Expect.DIAGNOSE):
         if phase not in PHASE_GROUPS:
-            raise OracleError(path, f"a reject expectation needs a phase, one of {sorted(PHASE_GROUPS)}"
+            raise OracleError(path, f"a {expect.value} expectation needs a phase, one of {sorted(PHASE_GROUPS)}"
                               f" (got {phase!r})", rule=rid, field="phase")
-    if expect in (Expect.REJECT, Expect.WARN):
+    if expect in (Expect.REJECT, Expect.WARN, Expect.DIAGNOSE):
         if not isinstance(diagnostic, str) or not diagnostic:
-            raise OracleError(path, "a reject or warn expectation needs a diagnostic pattern",
+            raise OracleError(path, "a reject, warn or diagnose expectation needs a diagnostic pattern",
                               rule=rid, field="diagnostic")
         try:
             re.compile(diagnostic)
@@ -270,8 +270,8 @@ def _expectation(path: Path, rid: str, raw: Mapping, forced: Expect | None) -> E
     if expect is Expect.RUNTIME and not observe:
         raise OracleError(path, "a runtime expectation needs observe (what the program must report)",
                           rule=rid, field="observe")
-    return Expectation(expect=expect, phase=phase if expect is Expect.REJECT else None,
-                       diagnostic=diagnostic if expect in (Expect.REJECT, Expect.WARN) else None,
+    return Expectation(expect=expect, phase=phase if expect in (Expect.REJECT, Expect.DIAGNOSE) else None,
+                       diagnostic=diagnostic if expect in (Expect.REJECT, Expect.WARN, Expect.DIAGNOSE) else None,
                        check_line=bool(raw.get("line", True)), observe=observe)
 
 
