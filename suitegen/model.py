@@ -207,6 +207,7 @@ class Rule:
     source_file: str = ""
     note: str = ""
     construct: str = ""  # a regex over a program's source: the construct the negative side forbids
+    edition: str = "seeds"  # the guide edition its statement comes from (a later one where it changed)
 
 
 @dataclass(**FROZEN)

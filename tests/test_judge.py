@@ -191,17 +191,24 @@ def test_runtime_deviation():
     assert judge(c, CFG, make_env(CFG, c, ()), result(Outcome.ACCEPTED), [d], execution=bad).verdict is Verdict.FAIL
 
 
-def test_deviation_selector_and_parameter_predicate():
-    from suitegen.oracle.definitions import kernel_parameters_fit, parameters_within_32764
+def test_deviation_selector_and_parameter_predicates():
+    from suitegen import hooks
+    from suitegen.oracle.definitions import kernel_parameters_fit, kernel_parameters_fit_32764
     assert kernel_parameters_fit({"sizes": [4096]}, None) is Expect.ACCEPT
     assert kernel_parameters_fit({"sizes": [4000, 97]}, None) is Expect.REJECT
+    assert kernel_parameters_fit_32764({"sizes": [32764]}, None) is Expect.ACCEPT
+    assert kernel_parameters_fit_32764({"sizes": [16384, 16384]}, None) is Expect.REJECT
+
+    @hooks.selector
+    def demo_within_32764(params):
+        return 4096 < sum(params.get("sizes", ())) <= 32764
+
     d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"), observed=Outcome.ACCEPTED,
-                  diagnostic="", seen="2026-11-22", select="parameters_within_32764")
+                  diagnostic="", seen="2026-11-22", select="demo_within_32764")
     inside = case(REJECT, name="drawn.gen-1", params={"sizes": [4097]})
     beyond = case(REJECT, name="drawn.gen-2", params={"sizes": [40000]})
     assert run(inside, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL
     assert run(beyond, result(Outcome.ACCEPTED), [d]).verdict is Verdict.FAIL
-    assert parameters_within_32764({"sizes": [32764]}) and not parameters_within_32764({"sizes": [32765]})
 
 
 def test_derived_variants_match_their_base_variants_deviations():

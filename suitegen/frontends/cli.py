@@ -144,7 +144,7 @@ def rules_command(args) -> int:
     for rid, cs in by_rule.items():
         r = cs[0].rule
         rows.append({
-            "id": rid, "section": r.section, "statement": r.statement,
+            "id": rid, "section": r.section, "statement": r.statement, "edition": r.edition,
             "conditions": r.requires.text if r.requires else None, "file": r.source_file,
             "variants": [{"name": c.variant.name, "expect": c.variant.predicate and
                           f"predicate:{c.variant.predicate}" or c.variant.expectation.expect.value,

@@ -136,21 +136,22 @@ def device_variable_of_class(params: Mapping[str, Any], env) -> Expect:
 
 
 GUIDE_PARAMETER_LIMIT = 4096  # bytes of __global__ parameters, as the seed states
+PARAMETER_LIMIT_12_1 = 32764  # from CUDA 12.1 on Volta and later, as later editions state
 
 
 @hooks.predicate
 def kernel_parameters_fit(params: Mapping[str, Any], env) -> Expect:
-    """A __global__ function's parameters must fit in the guide's 4 KB of parameter space."""
+    """A __global__ function's parameters must fit in the seed's 4 KB of parameter space."""
     return Expect.ACCEPT if sum(params["sizes"]) <= GUIDE_PARAMETER_LIMIT else Expect.REJECT
 
 
+@hooks.predicate
+def kernel_parameters_fit_32764(params: Mapping[str, Any], env) -> Expect:
+    """A __global__ function's parameters must fit in 32,764 bytes (CUDA 12.1 and later, Volta and later)."""
+    return Expect.ACCEPT if sum(params["sizes"]) <= PARAMETER_LIMIT_12_1 else Expect.REJECT
+
+
 # --- selectors: which cases a known deviation covers, by their params ---------------------------
-
-@hooks.selector
-def parameters_within_32764(params: Mapping[str, Any]) -> bool:
-    """Kernel parameters over the guide's 4 KB but within the 32764 bytes nvcc 12.1+ allows."""
-    return GUIDE_PARAMETER_LIMIT < sum(params.get("sizes", ())) <= 32764
-
 
 @hooks.selector
 def plain_class_with_member_initializer(params: Mapping[str, Any]) -> bool:

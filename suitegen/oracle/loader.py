@@ -21,12 +21,13 @@ from suitegen.model import FROZEN, PHASE_GROUPS, Deviation, Expect, Expectation,
 from suitegen.oracle import conditions
 
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
-             "phase", "diagnostic", "line", "variant", "construct"}
+             "phase", "diagnostic", "line", "variant", "construct", "edition"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
                 "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
 DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
                   "select"}
 RUN_STATUSES = ("failed", "crashed", "timed-out")
+SEED_EDITION = "seeds"  # a rule's statement comes from the source documents unless it names a later edition
 
 
 class OracleError(ValueError):
@@ -178,7 +179,8 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
         raise OracleError(path, f"construct is not a regex: {exc}", rule=rid, field="construct") from None
     return Rule(id=rid, section=section, statement=statement, templates=templates,
                 variants=tuple(variants), requires=_condition(raw.get("requires"), path, rid, "requires"),
-                source_file=str(path), note=str(raw.get("note", "")), construct=construct)
+                source_file=str(path), note=str(raw.get("note", "")), construct=construct,
+                edition=str(raw.get("edition", SEED_EDITION)))
 
 
 def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
