@@ -11,6 +11,7 @@ _CTOR = {
     "empty": HD + " {n}() {{}}",
     "params": HD + " {n}(int = 0) {{}}",
     "init-list": HD + " {n}() : x(1) {{}}",
+    "constexpr-init-list": HD + " constexpr {n}() : x(5) {{}}",  # not empty by the guide: an initialiser
     "body": HD + " {n}() {{ x = 1; }}",
     "declared": HD + " {n}();",
 }

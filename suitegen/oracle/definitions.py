@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from suitegen import hooks
 from suitegen.model import FROZEN, Expect
 
-CTOR_KINDS = ("implicit", "defaulted", "empty", "params", "init-list", "body", "declared")
+CTOR_KINDS = ("implicit", "defaulted", "empty", "params", "init-list", "constexpr-init-list", "body", "declared")
 DTOR_KINDS = ("implicit", "defaulted", "empty", "body", "declared")
 SPACES = ("__host__", "__device__", "__host__ __device__", "__global__")
 
@@ -152,6 +152,17 @@ def kernel_parameters_fit_32764(params: Mapping[str, Any], env) -> Expect:
 
 
 # --- selectors: which cases a known deviation covers, by their params ---------------------------
+
+@hooks.selector
+def plain_class_with_constexpr_constructor(params: Mapping[str, Any]) -> bool:
+    """A class whose constructor is constexpr with a member initialiser, otherwise plain: no bases, no
+    class-type members, no virtuals, a trivial destructor."""
+    if "cls" not in params:
+        return False
+    c = ClassSpec.from_params(params["cls"])
+    return (c.ctor == "constexpr-init-list" and not c.dynamic and not c.parts()
+            and c.dtor in ("implicit", "defaulted"))
+
 
 @hooks.selector
 def plain_class_with_member_initializer(params: Mapping[str, Any]) -> bool:
