@@ -11,22 +11,7 @@ from junitparser import JUnitXml
 from suitegen.frontends.cli import main
 from suitegen.report import junit_xml as junit
 
-EVIL = "</script><img src=x onerror=alert(1)><!--"
-
-
-@pytest.fixture
-def run_folder(fake_nvcc, mini_oracle, tmp_path, capsys):
-    """A real run folder made with a fake nvcc that rejects everything at line 2 (so some cases fail)."""
-    tpl = mini_oracle[1] / "demo" / "ld.cu.j2"
-    tpl.write_text(tpl.read_text() + f"// {EVIL}\n")
-    fake = fake_nvcc('echo "#$ cudafe++ --c++17 x"; echo "main.cu(2): error: type long double is not '
-                     f'supported {EVIL}"; echo "# --error 0x2 --"; exit 2')
-    out = tmp_path / "run"
-    code = main(["run", "--nvcc", str(fake), "--oracle", str(mini_oracle[0]), "--templates", str(mini_oracle[1]),
-                 "--std", "c++14,c++17", "--arch", "sm_90", "--out", str(out), "-q"])
-    capsys.readouterr()
-    assert code == 1
-    return out
+from conftest import EVIL
 
 
 def test_junit_counts_match_summary(run_folder):
