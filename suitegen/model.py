@@ -451,15 +451,12 @@ class Record:
     execution: ExecResult | None = None  # the run of a runtime case that ran
     observed: ObservedConfig | None = None  # what the build under this config actually did
     batch: Mapping[str, Any] | None = None  # how the result was obtained: a batch (id, size) or alone (why)
+    behaviour: Mapping[str, Any] | None = None  # what its GPU run checks (judge.behaviour), for a valid item
 
     @property
     def key(self) -> tuple[str, str]:
         """Return what identifies an item across runs: (case key, config key)."""
         return self.case.key, self.config.key
-
-    def _behaviour(self) -> dict | None:
-        from suitegen.judge.behaviour import of_record  # the judge's module, over the model's types
-        return of_record(self.case, self.judgement.expected, self.execution is not None)
 
     def to_json(self) -> dict:
         exp = self.judgement.expected
@@ -505,7 +502,7 @@ class Record:
             "gpu": None if self.execution is None else self.execution.gpu,
             "observed_config": None if self.observed is None else self.observed.to_json(),
             "execution_verdict": None,
-            "behaviour": self._behaviour(),
+            "behaviour": None if self.behaviour is None else dict(self.behaviour),
             "batch": None if self.batch is None else dict(self.batch),
             "duration": round((res.duration if res else 0.0)
                               + (self.execution.duration if self.execution else 0.0), 3),

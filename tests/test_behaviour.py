@@ -37,3 +37,16 @@ def test_a_cpu_only_run_says_no_behaviour_was_checked(run_folder):
     text = sentence(summary["behaviour"])
     assert text.startswith(f"behaviour checked on the GPU for 0 of {len(valid)} valid items")
     assert text in (run_folder / "index.html").read_text()
+
+
+def test_what_the_driver_loads():
+    from suitegen.execute.images import compute_capability, loaded_code
+    h100 = compute_capability("GPU 0 (NVIDIA H100 80GB HBM3, 9.0, 550.54.15)")
+    assert h100 == (9, 0) and compute_capability("GPU 1") is None
+    assert loaded_code(["sm_90", "compute_90"], h100) == "SASS sm_90"
+    assert loaded_code(["sm_80", "compute_80"], h100).startswith("PTX compute_80, JIT-compiled"), \
+        "sm_80 SASS does not run on 9.0: the driver compiles the PTX"
+    assert loaded_code(["compute_90"], h100).startswith("PTX compute_90")
+    assert loaded_code(["sm_80", "compute_80"], (8, 6)) == "SASS sm_80", "same major, later minor"
+    assert loaded_code(["sm_90a", "compute_90a"], (10, 0)).startswith("nothing"), "arch-specific: 9.0 only"
+    assert loaded_code(["sm_100", "compute_100"], h100).startswith("nothing")

@@ -13,6 +13,7 @@ from suitegen.build import batch
 from suitegen.build.compile import compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
+from suitegen.judge.behaviour import with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
 from suitegen.model import Case, Config, Deviation, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
@@ -119,8 +120,8 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
                     execution = run_program(program, folder, session.options.exec_timeout, session.gpus.take())
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped)
-    return Record(case=case, config=config, judgement=judgement, result=result, started=started,
-                  execution=execution, observed=_observed(session, prep, case, config))
+    return with_behaviour(Record(case=case, config=config, judgement=judgement, result=result, started=started,
+                                 execution=execution, observed=_observed(session, prep, case, config)))
 
 
 def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[Record]:
@@ -160,7 +161,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
                 continue
             records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
                                   execution=execution, observed=_observed(session, prep, case, config), batch=how))
-    return records
+    return [with_behaviour(r) for r in records]
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:

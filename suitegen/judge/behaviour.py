@@ -6,9 +6,11 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Iterable, Mapping
 
-from suitegen.model import Case, Expect, Expectation
+from suitegen.execute.images import compute_capability, loaded_code
+from suitegen.model import Case, Expect, Expectation, Record
 
 
 class Check(enum.Enum):
@@ -36,13 +38,23 @@ def planned(case: Case, expectation: Expectation | None) -> tuple[Check, str] | 
     return Check.NONE, "no semantic check for this variant yet, and loading valid modules is not built yet"
 
 
-def of_record(case: Case, expectation: Expectation | None, executed: bool) -> dict | None:
-    """Return a record's ``behaviour`` entry: the planned check, whether it ran, and what it is."""
+def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None) -> dict | None:
+    """Return a record's ``behaviour`` entry: the planned check, whether it ran, what it is, and (for a
+    run) what the driver loaded from the module."""
     plan = planned(case, expectation)
     if plan is None:
         return None
     check, what = plan
-    return {"check": check.value, "ran": executed, "what": what}
+    return {"check": check.value, "ran": executed, "what": what, **({"loaded": loaded} if loaded else {})}
+
+
+def with_behaviour(record: Record) -> Record:
+    """Return the record with its ``behaviour`` entry filled in."""
+    loaded = None
+    if record.execution is not None and record.observed is not None:
+        loaded = loaded_code(record.observed.targets, compute_capability(record.execution.gpu or ""))
+    return replace(record, behaviour=of_record(record.case, record.judgement.expected,
+                                               record.execution is not None, loaded))
 
 
 def tally(records: Iterable[Mapping]) -> dict:

@@ -90,7 +90,8 @@ def _detail(r: dict, anchor: str) -> str:
     if r.get("behaviour"):
         b = r["behaviour"]
         parts.append(f"<p>behaviour: {esc(b['check'])} ({esc(b['what'])}): "
-                     f"{'ran' if b['ran'] else 'did not run'}</p>")
+                     f"{'ran' if b['ran'] else 'did not run'}"
+                     + (f"; the driver loaded {esc(b['loaded'])}" if b.get("loaded") else "") + "</p>")
     if r.get("deviation"):
         parts.append(f"<h4>known deviation</h4><pre>{esc(json.dumps(r['deviation'], indent=1))}</pre>")
     return f'<template id="{anchor}">' + "".join(parts) + "</template>"

@@ -1,0 +1,44 @@
+"""Which of a module's images the driver runs on a GPU: its SASS, or its PTX compiled just in time.
+
+A build for ``sm_XY`` holds SASS that runs on GPUs of compute capability X.Z with Z >= Y (the same
+major version; ``sm_XYa`` only on X.Y itself); PTX for ``compute_XY`` can be compiled by the driver for
+any GPU of capability X.Y or later. The driver prefers compatible SASS. So an ``sm_80`` config on an
+H100 (9.0) runs JIT-compiled ``compute_80`` PTX, not the ``sm_80`` SASS the build holds.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+TARGET = re.compile(r"^(sm|compute)_(\d+?)(\d)([af]?)$")
+CAPABILITY = re.compile(r"(?:^|[\s,(])(\d+)\.(\d)(?:[\s,)]|$)")
+
+
+def compute_capability(device: str) -> tuple[int, int] | None:
+    """Return the compute capability in a device description (nvidia-smi's "name, 9.0, driver")."""
+    m = CAPABILITY.search(device)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _runs(kind: str, major: int, minor: int, suffix: str, cc: tuple[int, int]) -> bool:
+    if suffix == "a":
+        return cc == (major, minor)
+    if kind == "sm":
+        return cc[0] == major and cc[1] >= minor
+    return cc >= (major, minor)
+
+
+def loaded_code(targets: Sequence[str], cc: tuple[int, int] | None) -> str:
+    """Return what the driver runs from a module holding ``targets`` on a GPU of capability ``cc``."""
+    if cc is None:
+        return "unknown (no compute capability for this GPU)"
+    sass, ptx = [], []
+    for target in targets:
+        m = TARGET.match(target)
+        if m and _runs(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), cc):
+            (sass if m.group(1) == "sm" else ptx).append((int(m.group(2)), int(m.group(3)), target))
+    if sass:
+        return f"SASS {max(sass)[2]}"
+    if ptx:
+        return f"PTX {max(ptx)[2]}, JIT-compiled by the driver for {cc[0]}.{cc[1]}"
+    return f"nothing this GPU ({cc[0]}.{cc[1]}) can run"
