@@ -127,10 +127,13 @@ def rules_command(args) -> int:
     opts = options.from_namespace(args)
     orc, cases = load_cases(opts)
     if args.trace:
+        from suitegen.oracle.loader import SEED_EDITION
         from suitegen.oracle.statements import load_statements, trace_table
         ids = [r.id for r in orc.rules]
         found = load_statements(orc.root, orc.sections, ids)
-        print(json.dumps([dataclasses.asdict(s) for s in found], indent=2) if args.json else trace_table(found, ids))
+        later = [r.id for r in orc.rules if r.edition != SEED_EDITION]
+        print(json.dumps([dataclasses.asdict(s) for s in found], indent=2) if args.json
+              else trace_table(found, ids, later))
         return EXIT_OK if all(s.traced for s in found) else EXIT_FAIL
     if args.coverage:
         from suitegen.engine.coverage import coverage, coverage_table

@@ -90,9 +90,9 @@ def load_statements(root: Path, sections: Mapping[str, str], rule_ids: Iterable[
     return out
 
 
-def trace_table(statements: list[Statement], rule_ids: Iterable[str]) -> str:
+def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Iterable[str] = ()) -> str:
     """Return the traceability report: counts per section, the untraced statements, and the rules that
-    no statement names."""
+    no statement names (``later``: rules whose statement comes from a later edition than the seeds)."""
     lines = []
     by_section: dict[str, list[Statement]] = {}
     for s in statements:
@@ -109,7 +109,10 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str]) -> str:
         lines.append("\nstatements with no rule and no reason:")
         lines += [f"  {s.id} ({s.seed} {s.where}): {s.text}" for s in untraced]
     named = {r for s in statements for r in s.rules}
-    orphans = sorted(set(rule_ids) - named)
+    later = set(later)
+    orphans = sorted(set(rule_ids) - named - later)
+    if later:
+        lines.append(f"\nrules from later editions than the seeds (their edition says which): {len(later)}")
     if orphans:
-        lines.append(f"\nrules that no statement names ({len(orphans)}): " + ", ".join(orphans))
+        lines.append(f"\nrules from the seeds that no statement names ({len(orphans)}): " + ", ".join(orphans))
     return "\n".join(lines)
