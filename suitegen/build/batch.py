@@ -179,9 +179,10 @@ def command(cases: Sequence[Case], config: Config) -> list[str]:
 
 
 def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,
-                  cached: bool = False) -> CompileResult:
-    """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome."""
-    return cached_build(config, command(cases, config), sources(cases), folder, timeout, cached)
+                  cached: bool = False, image: bool = False) -> CompileResult:
+    """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome
+    (``image``: and leave its device module there, see ``compile.cached_build``)."""
+    return cached_build(config, command(cases, config), sources(cases), folder, timeout, cached, image)
 
 
 def split(result: CompileResult, size: int) -> list[CompileResult | None]:

@@ -18,6 +18,7 @@ from suitegen.build.toolchain import cache_root
 from suitegen.model import CompileResult, Toolchain, digest
 
 ENVIRONMENT = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")
+FATBIN_MAGIC = b"\x50\xed\x55\xba"  # the first bytes of a fatbin image
 FORMAT = 1
 
 
@@ -42,17 +43,35 @@ def get(k: str) -> CompileResult | None:
         return None
 
 
+def get_image(k: str) -> bytes | None:
+    """Return the device module stored with a build, or None (none stored, or not a whole fatbin)."""
+    try:
+        data = _path(k).with_suffix(".fatbin").read_bytes()
+    except OSError:
+        return None
+    return data if data.startswith(FATBIN_MAGIC) and len(data) >= 16 else None
+
+
+def put_image(k: str, data: bytes) -> None:
+    """Store a build's device module beside its result (atomically)."""
+    _write(_path(k).with_suffix(".fatbin"), data)
+
+
 def put(k: str, result: CompileResult) -> None:
     """Store a build's result (atomically: temp file, then rename); an unwritable cache only costs time."""
     if result.outcome.infrastructure:
         return  # a crash or a timeout may not repeat: never serve it again
-    path = _path(k)
+    _write(_path(k), json.dumps({"key": k, "result": result.to_json()}).encode())
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a file atomically (temp file, then rename); an unwritable cache only costs time."""
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump({"key": k, "result": result.to_json()}, fh)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except OSError:
         if tmp:

@@ -43,30 +43,59 @@ def arch_flags(arch: str) -> list[str]:
 
 
 def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT,
-                 cached: bool = False) -> CompileResult:
+                 cached: bool = False, image: bool = False) -> CompileResult:
     """Write a case into ``folder`` (a private scratch folder), compile it there and classify the outcome.
 
     ``cached``: take the result from the build cache when it has it (nothing is written or built then,
-    so only for builds whose product nobody runs), and store a fresh one.
+    so only for builds whose product nobody runs), and store a fresh one. ``image``: also leave the
+    object's device module in ``folder / MODULE`` (see ``cached_build``).
     """
     argv = command(case, config)
-    return cached_build(config, argv, dict(case.files), folder, timeout, cached)
+    return cached_build(config, argv, dict(case.files), folder, timeout, cached, image)
 
 
 def cached_build(config: Config, argv: list[str], files: dict[str, str], folder: Path, timeout: float,
-                 cached: bool) -> CompileResult:
-    """Return the result of building ``files`` with ``argv`` in ``folder``, through the build cache if asked."""
+                 cached: bool, image: bool = False) -> CompileResult:
+    """Return the result of building ``files`` with ``argv`` in ``folder``, through the build cache if asked.
+
+    ``image``: for an accepted build, also write its device module (the fatbin image the object or
+    program embeds, byte for byte what ``nvcc -fatbin`` writes) to ``folder / MODULE``; the cache keeps
+    it beside the result, so a hit still has it.
+    """
     k = cache.key(config.toolchain, argv, files) if cached else None
     if k is not None:
         hit = cache.get(k)
-        if hit is not None:
+        stored = cache.get_image(k) if hit is not None and image and hit.outcome.accepted else None
+        if hit is not None and (stored is not None or not image or not hit.outcome.accepted):
+            if stored is not None:
+                (folder / MODULE).write_bytes(stored)
             return hit
     for name, text in files.items():
         (folder / name).write_text(text)
     result = run_nvcc(argv, folder, timeout)
+    data = module_image(folder / argv[argv.index("-o") + 1]) if image and result.outcome.accepted else None
+    if data is not None:
+        (folder / MODULE).write_bytes(data)
     if k is not None:
         cache.put(k, result)
+        if data is not None:
+            cache.put_image(k, data)
     return result
+
+
+MODULE = "module.fatbin"
+
+
+def module_image(binary: Path) -> bytes | None:
+    """Return the device module an object or program embeds (its .nv_fatbin section), or None."""
+    out = binary.with_suffix(".nv_fatbin")
+    try:
+        done = procs.run(("objcopy", "-O", "binary", "--only-section=.nv_fatbin", str(binary), str(out)),
+                         timeout=60, cwd=binary.parent)
+        data = out.read_bytes() if done.returncode == 0 and out.exists() else b""
+    except OSError:
+        return None
+    return data if data.startswith(cache.FATBIN_MAGIC) else None
 
 
 def program_path(case: Case, folder: Path) -> Path | None:

@@ -89,5 +89,5 @@ def coverage_table(rows: list[dict]) -> str:
             why[w] = why.get(w, 0) + n
     valid = sum(r[c] for r in rows for c in CHECKS)
     notes = [f"valid variants (accept, warn, runtime): {valid}; {sum(r['semantic'] for r in rows)} run a semantic "
-             f"check on the GPU; without one: " + "; ".join(f"{n} {w}" for w, n in sorted(why.items()))]
+             f"check on the GPU; without a semantic check: " + "; ".join(f"{n} {w}" for w, n in sorted(why.items()))]
     return f"judged on: {rows[0]['judged_on'] if rows else '-'}\n" + "\n".join(out + notes)

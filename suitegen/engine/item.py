@@ -10,13 +10,14 @@ from typing import Sequence
 
 from suitegen import hooks, procs
 from suitegen.build import batch
-from suitegen.build.compile import compile_case, program_path
+from suitegen.build.compile import MODULE, compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
-from suitegen.judge.behaviour import with_behaviour
+from suitegen.judge.behaviour import loads, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
-from suitegen.model import Case, Config, Deviation, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict, digest
+from suitegen.model import (Case, Config, Deviation, ExecResult, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict,
+                            digest)
 
 BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
 REJECT_BATCH_SIZE = 64  # expected to be rejected: 1-3 errors each (measured), near cudafe++'s limit of 100
@@ -109,10 +110,13 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
             folder = Path(tmp)
             runtime = prep.expectation.expect is Expect.RUNTIME
             runs = runtime and case.variant.mode is not Mode.COMPILE and session.gpus is not None
+            load = session.fatbin is not None and loads(case, prep.expectation)
             result = compile_case(case, config, folder, timeout=session.options.timeout,
-                                  cached=not runs and not session.options.no_cache)
+                                  cached=not runs and not session.options.no_cache, image=load)
             program = program_path(case, folder)
-            if runtime and result.outcome.accepted and program and session.gpus is not None:
+            if load and (folder / MODULE).exists():
+                execution = session.fatbin.load(folder / MODULE)
+            elif runtime and result.outcome.accepted and program and session.gpus is not None:
                 if case.variant.mode is Mode.FATBIN:
                     check = hooks.get("check", case.variant.check)(case.variant.params)
                     execution = session.fatbin.run(program, check)
@@ -140,7 +144,9 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
-        built = _build(session, todo, config, Path(tmp), tried, hints) if len(todo) > 1 else {}
+        load = {c.key for c in todo if session.fatbin is not None and loads(c, preps[c.key].expectation)}
+        built = _build(session, todo, config, Path(tmp), tried, hints, load) if len(todo) > 1 else {}
+        loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
@@ -149,7 +155,12 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
             result, how, program = built[case.key]
             prep = preps[case.key]
             execution = None
-            if prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
+            module = Path(tmp) / how["id"] / MODULE
+            if case.key in load and module.exists():
+                if module not in loaded:
+                    loaded[module] = session.fatbin.load(module)
+                execution = loaded[module]
+            elif prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
                 execution = run_program(program[0], program[0].parent, session.options.exec_timeout,
                                         session.gpus.take(), args=(str(program[1]),))
             judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
@@ -169,11 +180,12 @@ def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequen
 
 
 def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
-           hints: dict[str, str | None], peeling: bool = False) -> dict[str, tuple]:
+           hints: dict[str, str | None], load: set[str] = frozenset(), peeling: bool = False) -> dict[str, tuple]:
     """Return case key -> (its result, how it was obtained, (program, member) or None) for the members a
     batch attributes with certainty; ``tried`` collects, per member left over, the batches it was in.
 
-    ``hints`` holds each member's expected diagnostic (a regex, or None). Members left unattributed are
+    ``hints`` holds each member's expected diagnostic (a regex, or None); ``load``, the members whose
+    module is to be loaded on the GPU (the batch then keeps its module). Members left unattributed are
     built again together while that makes progress (see below); the ones still left, and all members of
     a batch that crashes or times out, are left to be built alone.
     """
@@ -183,7 +195,8 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     program = cases[0].variant.mode is not Mode.COMPILE
     runs = program and session.gpus is not None  # the program must exist: a cached result has none
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
-                                 cached=not runs and not session.options.no_cache)
+                                 cached=not runs and not session.options.no_cache,
+                                 image=any(c.key in load for c in cases))
     out, rest = {}, []
     for index, (case, part) in enumerate(zip(cases, batch.split(result, len(cases)))):
         if part is None:
@@ -196,7 +209,7 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     again = _again(result, cases, rest, out, hints, peeling)
     for part, peel in again:
         if len(part) >= 2:
-            out.update(_build(session, part, config, root, tried, hints, peeling=peel))
+            out.update(_build(session, part, config, root, tried, hints, load, peeling=peel))
     return out
 
 

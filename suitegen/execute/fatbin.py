@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
@@ -32,7 +33,7 @@ class FatbinRunner:
         w = getattr(self._local, "worker", None)
         if w is None or w[0].poll() is not None:
             gpu = self.gpus.take()
-            env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0])
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0], CUDA_MODULE_LOADING="EAGER")
             proc = procs.spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, env=env)
             self._all.append(proc)
@@ -41,11 +42,23 @@ class FatbinRunner:
 
     def run(self, module: Path, check) -> ExecResult:
         """Launch one module's kernel as ``check`` says and compare with its expected values."""
+        result = self._ask(check.request(str(module)), ("suitegen.execute.gpu_worker", str(module), check.kernel))
+        if result.status is not ExecStatus.PASSED:
+            return result
+        bad = check.mismatches(json.loads(result.output)["out"])
+        return replace(result, status=ExecStatus.FAILED if bad else ExecStatus.PASSED, detail="; ".join(bad[:5]),
+                       output=result.output[-2000:])
+
+    def load(self, module: Path) -> ExecResult:
+        """Load a module on the GPU, every kernel resolved (PTX JIT-compiled where needed); run nothing."""
+        return self._ask({"load": str(module)}, ("suitegen.execute.gpu_worker", "--load", str(module)))
+
+    def _ask(self, request: dict, argv: tuple[str, ...]) -> ExecResult:
+        """Send one request to this thread's worker; PASSED with the reply as output, or why not."""
         proc, gpu = self._worker()
         start = time.monotonic()
-        argv = ("suitegen.execute.gpu_worker", str(module), check.kernel)
         try:
-            proc.stdin.write(json.dumps(check.request(str(module))) + "\n")
+            proc.stdin.write(json.dumps(request) + "\n")
             proc.stdin.flush()
             ready, _, _ = select.select([proc.stdout], [], [], self.timeout)
             line = proc.stdout.readline() if ready else None
@@ -67,10 +80,8 @@ class FatbinRunner:
             self._discard(proc)
             return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=reply["error"], output=line,
                               duration=took, gpu=gpu[1], command=argv)
-        bad = check.mismatches(reply["out"])
-        status = ExecStatus.FAILED if bad else ExecStatus.PASSED
-        return ExecResult(status=status, exit_code=0, detail="; ".join(bad[:5]), output=line[-2000:],
-                          duration=took, gpu=gpu[1], command=argv)
+        return ExecResult(status=ExecStatus.PASSED, exit_code=0, detail="", output=line, duration=took,
+                          gpu=gpu[1], command=argv)
 
     def _discard(self, proc: subprocess.Popen) -> None:
         procs.kill_group(proc)

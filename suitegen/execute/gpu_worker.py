@@ -1,7 +1,10 @@
-"""A long-lived GPU process: loads cubins with cupy.RawModule and launches kernels, many per process.
+"""A long-lived GPU process: loads modules with cupy.RawModule and launches kernels, many per process.
 
-Protocol: one JSON request per stdin line, one JSON reply per stdout line. After a CUDA error the
-context may be unusable (a sticky error), so the worker replies and exits; the caller starts another.
+Protocol: one JSON request per stdin line, one JSON reply per stdout line. A request either launches a
+kernel and returns its output (``module``, ``kernel``, ...), or only loads a module (``load``): with
+CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then resolves every kernel of the module,
+compiling its PTX where it holds no SASS for this GPU. After a CUDA error the context may be unusable
+(a sticky error), so the worker replies and exits; the caller starts another.
 """
 from __future__ import annotations
 
@@ -19,6 +22,11 @@ def serve() -> int:
     for line in sys.stdin:
         req = json.loads(line)
         try:
+            if "load" in req:
+                cupy.RawModule(path=req["load"])
+                cupy.cuda.runtime.deviceSynchronize()
+                print(json.dumps({"ok": True, "out": []}), flush=True)
+                continue
             module = cupy.RawModule(path=req["module"])
             kernel = module.get_function(req["kernel"])
             args = [cupy.asarray(numpy.array(values, dtype=dtype)) for dtype, values in req["inputs"]]

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Iterable, Mapping
 
 from suitegen.execute.images import compute_capability, loaded_code
-from suitegen.model import Case, Expect, Expectation, Record
+from suitegen.model import Case, Expect, Expectation, Mode, Record
 
 
 class Check(enum.Enum):
@@ -35,7 +35,9 @@ def planned(case: Case, expectation: Expectation | None) -> tuple[Check, str] | 
         return Check.SEMANTIC, how
     if not any(DEVICE_CODE.search(text) for text in case.files.values()):
         return Check.HOST_ONLY, "no device code"
-    return Check.NONE, "no semantic check for this variant yet, and loading valid modules is not built yet"
+    if case.variant.mode is Mode.COMPILE:
+        return Check.LOAD_ONLY, "its module is loaded on the GPU and every kernel resolved; no semantic check yet"
+    return Check.NONE, "a program with no semantic check yet (loading programs' modules is not built)"
 
 
 def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None) -> dict | None:
@@ -46,6 +48,12 @@ def of_record(case: Case, expectation: Expectation | None, executed: bool, loade
         return None
     check, what = plan
     return {"check": check.value, "ran": executed, "what": what, **({"loaded": loaded} if loaded else {})}
+
+
+def loads(case: Case, expectation: Expectation | None) -> bool:
+    """Whether a valid item's module is to be loaded on the GPU (its only check)."""
+    plan = planned(case, expectation)
+    return plan is not None and plan[0] is Check.LOAD_ONLY
 
 
 def with_behaviour(record: Record) -> Record:

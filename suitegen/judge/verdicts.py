@@ -172,6 +172,11 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     verdict_, why = compare(exp, case, result)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
+    if verdict_ is Verdict.PASS and execution is not None and execution.status is not ExecStatus.PASSED:
+        # a load-only run: the module of a program that compiled must load on the GPU
+        loaded = Verdict.UNRESOLVED if execution.status is ExecStatus.TIMED_OUT else Verdict.FAIL
+        return Judgement(verdict=loaded, expected=exp, reason=f"{why}, but its module did not load on "
+                         f"{execution.gpu or 'the GPU'}: {execution.status.value}: {execution.detail}")
     covering = devs.covering(case, prep.env, deviations, exp) if verdict_ in (Verdict.PASS, Verdict.FAIL) else []
     if not covering:
         return Judgement(verdict=verdict_, reason=why, expected=exp)

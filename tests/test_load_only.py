@@ -1,0 +1,111 @@
+"""Load-only: a valid compile-only item's device module is loaded on the GPU (every kernel resolved).
+
+The module is the object's .nv_fatbin section, byte for byte what ``nvcc -fatbin`` writes (the form the
+fatbin runner already loads), built by the real nvcc here; the GPU worker is a fake that checks the
+image's magic and counts its loads, so the engine's side runs without a GPU.
+"""
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+
+from suitegen.build import cache
+from suitegen.build.compile import MODULE, compile_case
+from suitegen.engine import session as engine
+from suitegen.engine.item import run_batch, run_one
+from suitegen.engine.options import RunOptions, resolve_profile
+from suitegen.execute.fatbin import FatbinRunner
+from suitegen.execute.gpus import GpuPool
+from suitegen.model import ExecStatus, Verdict
+
+from conftest import needs_nvcc
+
+pytestmark = [needs_nvcc, pytest.mark.nvcc]
+RULE = "device-memory-space/no-automatic-in-device-function"
+
+FAKE_LOADER = '''
+import json, sys
+for line in sys.stdin:
+    req = json.loads(line)
+    data = open(req["load"], "rb").read()
+    open(sys.argv[1], "a").write(req["load"] + "\\n")
+    ok = data[:4] == b"\\x50\\xed\\x55\\xba" and sys.argv[2] == "ok"
+    print(json.dumps({"ok": ok, "out": [], "error": "CUDA_ERROR_NO_BINARY_FOR_GPU (planted)"}), flush=True)
+'''
+
+
+@pytest.fixture(scope="module")
+def base():
+    return engine.open_session(RunOptions(rules=(RULE,)))
+
+
+def _with_gpu(base, tmp_path, answer="ok"):
+    worker = tmp_path / "loader.py"
+    worker.write_text(FAKE_LOADER)
+    log = tmp_path / "loads.log"
+    gpus = GpuPool("0", ("NVIDIA H100 80GB HBM3, 9.0, 550.54.15",))
+    runner = FatbinRunner(gpus, timeout=20, command=(sys.executable, str(worker), str(log), answer))
+    return dataclasses.replace(base, gpus=gpus, fatbin=runner, execution_skipped=None), log
+
+
+def _config(base):
+    (cfg,) = engine.configs_for(base.toolchains, resolve_profile(RunOptions(std=("c++17",), arch=("sm_80",),
+                                                                            profile="quick")))
+    return cfg
+
+
+def _positives(base):
+    return [c for c in base.cases if c.variant.name.startswith("pos-static")]
+
+
+def test_the_module_is_the_objects_fatbin_and_the_cache_keeps_it(base, tmp_path):
+    case, cfg = _positives(base)[0], _config(base)
+    (tmp_path / "a").mkdir()
+    compile_case(case, cfg, tmp_path / "a", cached=True, image=True)
+    image = (tmp_path / "a" / MODULE).read_bytes()
+    assert image.startswith(cache.FATBIN_MAGIC)
+    fat = tmp_path / "main.fatbin"
+    (tmp_path / "main.cu").write_text(case.files["main.cu"])
+    subprocess.run([cfg.toolchain.nvcc, f"-std={cfg.std.value}", "-arch=sm_80", "-fatbin", "main.cu", "-o",
+                    str(fat)], cwd=tmp_path, check=True, capture_output=True)
+    assert image == fat.read_bytes(), "byte for byte what nvcc -fatbin writes"
+    (tmp_path / "b").mkdir()
+    hit = compile_case(case, cfg, tmp_path / "b", cached=True, image=True)
+    assert hit.cached and (tmp_path / "b" / MODULE).read_bytes() == image, "a cache hit brings its module"
+
+
+def test_a_valid_item_is_loaded_and_says_what_the_driver_runs(base, tmp_path):
+    session, log = _with_gpu(base, tmp_path)
+    try:
+        rec = run_one(session, _positives(base)[0], _config(base))
+    finally:
+        session.close()
+    assert rec.judgement.verdict is Verdict.PASS and rec.execution.status is ExecStatus.PASSED
+    assert rec.behaviour["check"] == "load-only" and rec.behaviour["ran"]
+    assert rec.behaviour["loaded"].startswith("PTX compute_80, JIT-compiled"), "sm_80 on a 9.0 GPU"
+    assert len(log.read_text().splitlines()) == 1
+
+
+def test_a_module_that_does_not_load_fails_its_item(base, tmp_path):
+    session, _ = _with_gpu(base, tmp_path, answer="refuse")
+    try:
+        rec = run_one(session, _positives(base)[0], _config(base))
+    finally:
+        session.close()
+    assert rec.judgement.verdict is Verdict.FAIL and "did not load" in rec.judgement.reason
+    assert "NO_BINARY_FOR_GPU" in rec.judgement.reason
+
+
+def test_a_batch_loads_its_module_once_for_all_members(base, tmp_path):
+    session, log = _with_gpu(base, tmp_path)
+    cases = _positives(base)
+    try:
+        recs = run_batch(session, cases, _config(base))
+    finally:
+        session.close()
+    assert len(cases) >= 3 and all(r.batch and r.batch["how"] == "batch" for r in recs)
+    assert all(r.execution.status is ExecStatus.PASSED and r.behaviour["ran"] for r in recs)
+    assert len(log.read_text().splitlines()) == 1, "one load per batch module"
+    assert json.loads(json.dumps(recs[0].to_json()))["behaviour"]["check"] == "load-only"
