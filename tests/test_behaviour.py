@@ -21,6 +21,7 @@ def test_each_valid_variant_gets_one_kind_of_check():
     assert "expression_values" in planned(fat, fat.variant.expectation)[1]
     acc = case(Expect.ACCEPT, kernel)
     assert planned(acc, acc.variant.expectation)[0] is Check.LOAD_ONLY, "a compile-only valid module is loaded"
+    assert planned(acc, acc.variant.expectation, ("-rdc=true",))[0] is Check.NONE, "relocatable: needs a device link"
     host = case(Expect.ACCEPT, "int f() { return 1; }\n")
     assert planned(host, host.variant.expectation) == (Check.HOST_ONLY, "no device code")
     neg = case(Expect.REJECT, kernel)

@@ -110,7 +110,7 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
             folder = Path(tmp)
             runtime = prep.expectation.expect is Expect.RUNTIME
             runs = runtime and case.variant.mode is not Mode.COMPILE and session.gpus is not None
-            load = session.fatbin is not None and loads(case, prep.expectation)
+            load = session.fatbin is not None and loads(case, prep.expectation, config.flags)
             result = compile_case(case, config, folder, timeout=session.options.timeout,
                                   cached=not runs and not session.options.no_cache, image=load)
             program = program_path(case, folder)
@@ -144,7 +144,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
-        load = {c.key for c in todo if session.fatbin is not None and loads(c, preps[c.key].expectation)}
+        load = {c.key for c in todo if session.fatbin is not None and loads(c, preps[c.key].expectation, config.flags)}
         built = _build(session, todo, config, Path(tmp), tried, hints, load) if len(todo) > 1 else {}
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"

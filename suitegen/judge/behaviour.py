@@ -7,10 +7,11 @@ import enum
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from suitegen.execute.images import compute_capability, loaded_code
 from suitegen.model import Case, Expect, Expectation, Mode, Record
+from suitegen.oracle.conditions import flag_features
 
 
 class Check(enum.Enum):
@@ -25,9 +26,9 @@ class Check(enum.Enum):
 DEVICE_CODE = re.compile(r"__(global|device|constant|managed|shared)__")
 
 
-def planned(case: Case, expectation: Expectation | None) -> tuple[Check, str] | None:
-    """Return the check a variant's valid program gets and what it is; None for a variant expected to be
-    rejected (nothing valid to run)."""
+def planned(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()) -> tuple[Check, str] | None:
+    """Return the check a variant's valid program gets and what it is (``flags``: the config's); None for
+    a variant expected to be rejected (nothing valid to run)."""
     if expectation is None or expectation.expect in (Expect.REJECT, Expect.DIAGNOSE):
         return None
     if expectation.expect is Expect.RUNTIME:
@@ -35,24 +36,27 @@ def planned(case: Case, expectation: Expectation | None) -> tuple[Check, str] | 
         return Check.SEMANTIC, how
     if not any(DEVICE_CODE.search(text) for text in case.files.values()):
         return Check.HOST_ONLY, "no device code"
+    if "rdc" in flag_features((*flags, *case.variant.flags, *case.mode_flags)):
+        return Check.NONE, "relocatable device code: its module loads only after a device link (not built)"
     if case.variant.mode is Mode.COMPILE:
         return Check.LOAD_ONLY, "its module is loaded on the GPU and every kernel resolved; no semantic check yet"
     return Check.NONE, "a program with no semantic check yet (loading programs' modules is not built)"
 
 
-def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None) -> dict | None:
+def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None,
+              flags: Sequence[str] = ()) -> dict | None:
     """Return a record's ``behaviour`` entry: the planned check, whether it ran, what it is, and (for a
     run) what the driver loaded from the module."""
-    plan = planned(case, expectation)
+    plan = planned(case, expectation, flags)
     if plan is None:
         return None
     check, what = plan
     return {"check": check.value, "ran": executed, "what": what, **({"loaded": loaded} if loaded else {})}
 
 
-def loads(case: Case, expectation: Expectation | None) -> bool:
+def loads(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()) -> bool:
     """Whether a valid item's module is to be loaded on the GPU (its only check)."""
-    plan = planned(case, expectation)
+    plan = planned(case, expectation, flags)
     return plan is not None and plan[0] is Check.LOAD_ONLY
 
 
@@ -61,8 +65,8 @@ def with_behaviour(record: Record) -> Record:
     loaded = None
     if record.execution is not None and record.observed is not None:
         loaded = loaded_code(record.observed.targets, compute_capability(record.execution.gpu or ""))
-    return replace(record, behaviour=of_record(record.case, record.judgement.expected,
-                                               record.execution is not None, loaded))
+    return replace(record, behaviour=of_record(record.case, record.judgement.expected, record.execution is not None,
+                                               loaded, record.config.flags))
 
 
 def tally(records: Iterable[Mapping]) -> dict:
