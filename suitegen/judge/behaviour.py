@@ -70,14 +70,14 @@ def with_behaviour(record: Record) -> Record:
 
 
 def tally(records: Iterable[Mapping]) -> dict:
-    """Return counts of valid items by check, semantic ones split into ran and did not run."""
+    """Return counts of valid items by check, the checks that run on a GPU split into ran and did not run."""
     out: Counter = Counter()
+    runs = (Check.SEMANTIC.value, Check.LOAD_ONLY.value)
     for r in records:
         b = r.get("behaviour")
         if b:
-            out[b["check"] + (" ran" if b["ran"] else " not run") if b["check"] == Check.SEMANTIC.value
-                else b["check"]] += 1
-    keys = ["semantic ran", "semantic not run", *(c.value for c in Check if c is not Check.SEMANTIC)]
+            out[b["check"] + (" ran" if b["ran"] else " not run") if b["check"] in runs else b["check"]] += 1
+    keys = [f"{c} {how}" for c in runs for how in ("ran", "not run")] + [Check.HOST_ONLY.value, Check.NONE.value]
     return {k: out.get(k, 0) for k in keys}
 
 
@@ -87,5 +87,6 @@ def sentence(counts: Mapping[str, int]) -> str:
     ran = counts.get("semantic ran", 0)
     text = (f"behaviour checked on the GPU for {ran} of {valid} valid items; "
             f"{counts.get('semantic not run', 0)} semantic checks did not run")
-    return text + (f", {counts.get('load-only', 0)} load-only, {counts.get('host-only', 0)} host-only, "
+    return text + (f"; modules loaded on the GPU for {counts.get('load-only ran', 0)} more "
+                   f"({counts.get('load-only not run', 0)} not loaded), {counts.get('host-only', 0)} host-only, "
                    f"{counts.get('none', 0)} with no behaviour check (judged on their compile alone)")
