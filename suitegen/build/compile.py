@@ -63,13 +63,15 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
     it beside the result, so a hit still has it.
     """
     k = cache.key(config.toolchain, argv, files) if cached else None
-    if k is not None:
-        hit = cache.get(k)
-        stored = cache.get_image(k) if hit is not None and image and hit.outcome.accepted else None
-        if hit is not None and (stored is not None or not image or not hit.outcome.accepted):
-            if stored is not None:
-                (folder / MODULE).write_bytes(stored)
+    hit = cache.get(k) if k is not None else None
+    if hit is not None:
+        if not (image and hit.outcome.accepted):
             return hit
+        stored = cache.get_image(k)
+        if stored is not None:
+            (folder / MODULE).write_bytes(stored)
+            return hit
+        # a hit without its module (stored before modules were kept): build again
     for name, text in files.items():
         (folder / name).write_text(text)
     result = run_nvcc(argv, folder, timeout)

@@ -74,13 +74,14 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
             out.append(Unit(config=config, cases=(case,)))
     batches = []
     for key, cases in groups.items():
-        limit = size if key[-1] == () else min(size, REJECT_BATCH_SIZE)
+        accept = key[-1] == ()  # the expected side ends the group key
+        limit = size if accept else min(size, REJECT_BATCH_SIZE)
         for start in range(0, len(cases), limit):
-            batches.append(Unit(config=configs[key], cases=tuple(cases[start:start + limit])))
+            batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]))))
     # Longest first, so no long unit is left for the end of a run: reject batches (their members may be
     # built again, some alone, one after another), then the others by size, then single items.
-    batches.sort(key=lambda u: (expected_side(u.cases[0], u.config, deviations) == (), -len(u.cases)))
-    return batches + out
+    batches.sort(key=lambda b: (b[0], -len(b[1].cases)))
+    return [unit for _, unit in batches] + out
 
 
 def run_unit(session: Session, unit: Unit) -> list[Record]:
@@ -93,6 +94,11 @@ def run_unit(session: Session, unit: Unit) -> list[Record]:
 def _prepare(session: Session, case: Case, config: Config) -> Preparation:
     features = session.features.get(config.toolchain.fingerprint, frozenset())
     return prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case))
+
+
+def _loads(session: Session, case: Case, prep: Preparation, config: Config) -> bool:
+    """Whether this item's module is loaded on the GPU (a GPU is here and load-only is its check)."""
+    return session.fatbin is not None and loads(case, prep.expectation, config.flags)
 
 
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):
@@ -110,7 +116,7 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
             folder = Path(tmp)
             runtime = prep.expectation.expect is Expect.RUNTIME
             runs = runtime and case.variant.mode is not Mode.COMPILE and session.gpus is not None
-            load = session.fatbin is not None and loads(case, prep.expectation, config.flags)
+            load = _loads(session, case, prep, config)
             result = compile_case(case, config, folder, timeout=session.options.timeout,
                                   cached=not runs and not session.options.no_cache, image=load)
             program = program_path(case, folder)
@@ -144,7 +150,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
-        load = {c.key for c in todo if session.fatbin is not None and loads(c, preps[c.key].expectation, config.flags)}
+        load = {c.key for c in todo if _loads(session, c, preps[c.key], config)}
         built = _build(session, todo, config, Path(tmp), tried, hints, load) if len(todo) > 1 else {}
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"

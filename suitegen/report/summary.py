@@ -18,8 +18,9 @@ def summarize(records: Iterable[dict], meta: dict | None = None) -> dict:
     sections: dict[str, Counter] = defaultdict(Counter)
     toolchains: dict[str, Counter] = defaultdict(Counter)
     rules, cases, configs = set(), set(), set()
-    records = list(records)
+    by_section: dict[str, list[dict]] = defaultdict(list)
     for r in records:
+        by_section[r["section"]].append(r)
         v = r["verdict"]
         total[v] += 1
         sections[r["section"]][v] += 1
@@ -37,8 +38,8 @@ def summarize(records: Iterable[dict], meta: dict | None = None) -> dict:
         "sections": {s: {v: c.get(v, 0) for v in VERDICTS} for s, c in sorted(sections.items())},
         "toolchain_counts": {t: {v: c.get(v, 0) for v in VERDICTS} for t, c in sorted(toolchains.items())},
         "failed": any(Verdict(v).fails(bool((meta or {}).get("allow_xpass"))) for v in total),
-        "behaviour": behaviour.tally(records),
-        "behaviour_by_section": {s: behaviour.tally(r for r in records if r["section"] == s) for s in sorted(sections)},
+        "behaviour": behaviour.tally(r for group in by_section.values() for r in group),
+        "behaviour_by_section": {s: behaviour.tally(group) for s, group in sorted(by_section.items())},
     }
 
 
