@@ -192,6 +192,7 @@ class Variant:
     note: str = ""
     strategies: Mapping[str, str] = field(default_factory=dict)  # param -> a hooks strategy name
     check: str | None = None  # fatbin mode: a hooks check name giving the launch and expected values
+    value: int | None = None  # a valid program's value check: what its value function stores in out[0]
 
 
 @dataclass(**FROZEN)

@@ -191,7 +191,7 @@ def test_a_phase_that_stops_at_one_member_s_error():
     cases = [case("int x;\n", f"m{i}") for i in range(4)]
     stop = diag("error", "main.cu", phase=Phase.CICC, msg="dynamic initialization is not supported for a static")
     peeled = result(Outcome.REJECTED, stop, phase=Phase.CICC)
-    out = {cases[0].key: (peeled, {"id": "b"}, None)}
+    out = {cases[0].key: (peeled, {"id": "b"}, None, 0)}
     hints = {cases[1].key: "dynamic initialization", cases[2].key: "typeid", cases[3].key: None}
     assert _again(peeled, cases, cases[1:], out, hints, peeling=False) == [([cases[2], cases[3]], False)]
     assert _again(peeled, cases, cases[1:], out, {}, peeling=False) == [(cases[1:], True)]

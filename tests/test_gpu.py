@@ -110,3 +110,51 @@ def test_valid_modules_load_and_say_what_the_driver_ran(tmp_path):
     assert by_arch["sm_80"].startswith("PTX compute_80") or by_arch["sm_80"] == "SASS sm_80", by_arch
     if "9.0" in GPU.devices[0]:
         assert by_arch["sm_90"] == "SASS sm_90"
+
+
+VALUE_RULES = '''
+section = "demo"
+[[rule]]
+id = "products"
+statement = "Multiplication of ints computes their product."
+template = "demo/product.cu.j2"
+  [[rule.variant]]
+  name = "value-{mode}"
+  expect = "accept"
+  matrix = { mode = [0, 1, 2, 3, 4] }
+  value = 42
+'''
+VALUE_KERNEL = '''\
+__global__ void sg_kernel(int *out) {
+  int a = 6 + {{ mode }} - {{ mode }};
+  if ({{ mode }} == 1) { *reinterpret_cast<int *>(0x10) = 1; }  // an illegal address
+  if ({{ mode }} == 2) { __trap(); }
+  *out = a * 7;  // 6 * 7 = 42
+}
+'''
+PRODUCT_EDITED = '#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) sed -i "s| \\* | + |g" "$a";; esac; done\n' \
+                 'exec {nvcc} "$@"\n'  # every multiplication in the source becomes an addition
+
+
+@pytest.mark.parametrize("wrapper", [None, PRODUCT_EDITED])
+def test_value_checks_on_the_gpu_fail_alone_and_catch_a_planted_edit(tmp_path, wrapper):
+    """Batched value kernels: a fault fails its member alone; an edited product fails every member."""
+    orc, tpl = write_demo_oracle(tmp_path, VALUE_RULES, {"product.cu.j2": VALUE_KERNEL})
+    nvcc = shutil.which("nvcc")
+    if wrapper:
+        nvcc = tmp_path / "nvcc"
+        nvcc.write_text(wrapper.format(nvcc=shutil.which("nvcc")))
+        nvcc.chmod(0o755)
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--oracle", str(orc), "--templates", str(tpl),
+                           "--nvcc", str(nvcc), "--no-cache", "--std", "c++17", "--arch", "sm_90", "--out", str(out),
+                           "-q"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    recs = {r["variant"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert all(r["behaviour"]["check"] == "semantic" and r["behaviour"]["ran"] for r in recs.values())
+    if wrapper:
+        assert all(r["verdict"] == "FAIL" for r in recs.values()), proc.stderr[-2000:]
+        assert "expected 42, the device stored 13" in recs["value-0"]["reason"]
+        return
+    assert [recs[f"value-{m}"]["verdict"] for m in range(5)] == ["PASS", "FAIL", "FAIL", "PASS", "PASS"], \
+        [r["reason"] for r in recs.values()]
+    assert "illegal" in recs["value-1"]["reason"].lower() and recs["value-0"]["batch"]["how"] == "batch"

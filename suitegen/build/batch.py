@@ -89,8 +89,13 @@ def group_key(case: Case, config: Config) -> tuple:
     return config.key, case.variant.mode, case.variant.flags, local
 
 
+def member_namespace(index: int) -> str:
+    """Return the namespace batch member ``index`` sits in."""
+    return f"sg_b{index}"
+
+
 def member_file(index: int, name: str) -> str:
-    return f"sg_b{index}/{name}"
+    return f"{member_namespace(index)}/{name}"
 
 
 def member_of(file: str | None) -> int | None:
@@ -154,12 +159,12 @@ def sources(cases: Sequence[Case]) -> dict[str, str]:
         for index, case in enumerate(cases):
             text = case.files[name]
             body = ["" if INCLUDE.match(line) else line for line in text.splitlines()]
-            lines += [f"namespace sg_b{index} {{", f'#line 1 "{member_file(index, name)}"', *body,
-                      f"}}  // sg_b{index}", *(f"#undef {macro}" for macro in DEFINE.findall(text))]
+            lines += [f"namespace {member_namespace(index)} {{", f'#line 1 "{member_file(index, name)}"', *body,
+                      f"}}  // {member_namespace(index)}", *(f"#undef {macro}" for macro in DEFINE.findall(text))]
         if dispatch:
             lines += [f'#line 1 "{DISPATCH}"', "int main(int argc, char **argv) {",
                       "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {",
-                      *(f"    case {i}: return sg_b{i}::main();" for i in range(len(cases))), "  }", "  return 3;", "}"]
+                      *(f"    case {i}: return {member_namespace(i)}::main();" for i in range(len(cases))), "  }", "  return 3;", "}"]
         out[target] = "\n".join(lines) + "\n"
     return out
 

@@ -36,7 +36,7 @@ def manifest_entry(case: Case, folder: str, configs: Sequence[Config],
         "expectation": _expectation_json(v.expectation),
         "violation_line": case.violation_line,
         "requires": [c.text for c in (case.rule.requires, v.requires) if c is not None],
-        "flags": list(v.flags), "mode": v.mode.value, "check": v.check,
+        "flags": list(v.flags), "mode": v.mode.value, "check": v.check, "value": v.value,
         "configs": [{"std": c.std.value, "arch": c.arch, "flags": list(c.flags),
                      **({"command": _plain(command_for(case, c))} if command_for else {})} for c in configs],
     }
@@ -95,7 +95,7 @@ def read_corpus(manifest_path: Path | str) -> list[Case]:
                                     diagnostic=exp["diagnostic"], check_line=exp["check_line"],
                                     observe=exp["observe"]),
             requires=conditions.parse(requires) if requires else None,
-            flags=tuple(e["flags"]), mode=Mode(e["mode"]), check=e.get("check"))
+            flags=tuple(e["flags"]), mode=Mode(e["mode"]), check=e.get("check"), value=e.get("value"))
         rule = Rule(id=e["rule"], section=e["section"], statement=e["statement"],
                     templates={n: "" for n in e["files"]}, variants=(variant,), source_file=str(path))
         files = {n: (path.parent / e["dir"] / n).read_text() for n in e["files"]}

@@ -13,7 +13,8 @@ from suitegen.build import batch
 from suitegen.build.compile import MODULE, compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute.programs import run_program
-from suitegen.judge.behaviour import loads, with_behaviour
+from suitegen.execute import host_values
+from suitegen.judge.behaviour import loads, value_run, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
 from suitegen.model import (Case, Config, Deviation, ExecResult, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict,
@@ -96,9 +97,14 @@ def _prepare(session: Session, case: Case, config: Config) -> Preparation:
     return prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case))
 
 
-def _loads(session: Session, case: Case, prep: Preparation, config: Config) -> bool:
-    """Whether this item's module is loaded on the GPU (a GPU is here and load-only is its check)."""
-    return session.fatbin is not None and loads(case, prep.expectation, config.flags)
+def _gpu_check(session: Session, case: Case, prep: Preparation, config: Config) -> str | None:
+    """What this item's build is checked with where a GPU is here: "load" (its module loaded, load-only),
+    "device" or "host" (a value check there), or None."""
+    if session.fatbin is None:
+        return None
+    if loads(case, prep.expectation, config.flags):
+        return "load"
+    return value_run(case, prep.expectation)
 
 
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):
@@ -116,12 +122,17 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
             folder = Path(tmp)
             runtime = prep.expectation.expect is Expect.RUNTIME
             runs = runtime and case.variant.mode is not Mode.COMPILE and session.gpus is not None
-            load = _loads(session, case, prep, config)
+            check = _gpu_check(session, case, prep, config)
             result = compile_case(case, config, folder, timeout=session.options.timeout,
-                                  cached=not runs and not session.options.no_cache, image=load)
+                                  cached=not runs and check != "host" and not session.options.no_cache,
+                                  image=check in ("load", "device"))
             program = program_path(case, folder)
-            if load and (folder / MODULE).exists():
-                execution = session.fatbin.load(folder / MODULE)
+            if check in ("load", "device") and (folder / MODULE).exists():
+                execution = (session.fatbin.load(folder / MODULE) if check == "load" else
+                             session.fatbin.value(folder / MODULE, None, case.variant.value))
+            elif check == "host" and result.outcome.accepted:
+                execution = _host_values(session, folder / "main.o", config, case.variant.flags,
+                                         {case.key: None}, {case.key: case.variant.value})[case.key]
             elif runtime and result.outcome.accepted and program and session.gpus is not None:
                 if case.variant.mode is Mode.FATBIN:
                     check = hooks.get("check", case.variant.check)(case.variant.params)
@@ -150,22 +161,28 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
-        load = {c.key for c in todo if _loads(session, c, preps[c.key], config)}
-        built = _build(session, todo, config, Path(tmp), tried, hints, load) if len(todo) > 1 else {}
+        checks = {c.key: _gpu_check(session, c, preps[c.key], config) for c in todo}
+        built = _build(session, todo, config, Path(tmp), tried, hints, checks) if len(todo) > 1 else {}
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
+        hosted = _batch_host_values(session, todo, built, checks, config, Path(tmp))
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
                 records.append(_alone(session, case, config, left, tried.get(case.key, [])))
                 continue
-            result, how, program = built[case.key]
+            result, how, program, member = built[case.key]
             prep = preps[case.key]
             execution = None
             module = Path(tmp) / how["id"] / MODULE
-            if case.key in load and module.exists():
+            check = checks[case.key]
+            if check == "load" and module.exists():
                 if module not in loaded:
                     loaded[module] = session.fatbin.load(module)
                 execution = loaded[module]
+            elif check == "device" and module.exists():
+                execution = session.fatbin.value(module, member, case.variant.value)
+            elif check == "host" and case.key in hosted:
+                execution = hosted[case.key]
             elif prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
                 execution = run_program(program[0], program[0].parent, session.options.exec_timeout,
                                         session.gpus.take(), args=(str(program[1]),))
@@ -185,13 +202,39 @@ def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequen
     return replace(run_one(session, case, config), batch={"how": "alone", "why": why, "tried": list(tried)})
 
 
-def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
-           hints: dict[str, str | None], load: set[str] = frozenset(), peeling: bool = False) -> dict[str, tuple]:
-    """Return case key -> (its result, how it was obtained, (program, member) or None) for the members a
-    batch attributes with certainty; ``tried`` collects, per member left over, the batches it was in.
+def _batch_host_values(session: Session, cases: Sequence[Case], built: dict[str, tuple], checks: dict[str, str | None],
+                       config: Config, root: Path) -> dict[str, ExecResult]:
+    """Run the host value checks of a batch's members that were attributed: one driver per batch object."""
+    by_batch: dict[str, dict[str, int]] = {}
+    for case in cases:
+        if checks[case.key] == "host" and case.key in built and built[case.key][0].outcome.accepted:
+            by_batch.setdefault(built[case.key][1]["id"], {})[case.key] = built[case.key][3]
+    values = {c.key: c.variant.value for c in cases}
+    out: dict[str, ExecResult] = {}
+    for bid, members in by_batch.items():
+        out.update(_host_values(session, root / bid / "batch.o", config, cases[0].variant.flags, members, values))
+    return out
 
-    ``hints`` holds each member's expected diagnostic (a regex, or None); ``load``, the members whose
-    module is to be loaded on the GPU (the batch then keeps its module). Members left unattributed are
+
+def _host_values(session: Session, obj: Path, config: Config, flags, members: dict[str, int | None],
+                 values: dict[str, int]) -> dict[str, ExecResult]:
+    """Link one object with the value driver and run each member's check (case key -> its result)."""
+    program, why = host_values.link(obj, config, flags, list(members.values()), session.options.timeout)
+    if program is None:
+        return {key: host_values.failed_link(why) for key in members}
+    return {key: host_values.run(program, i, values[key], session.options.exec_timeout)
+            for i, key in enumerate(members)}
+
+
+def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
+           hints: dict[str, str | None], checks: dict[str, str | None], peeling: bool = False
+           ) -> dict[str, tuple]:
+    """Return case key -> (its result, how it was obtained, (program, member) or None, its member index)
+    for the members a batch attributes with certainty; ``tried`` collects, per member left over, the
+    batches it was in.
+
+    ``hints`` holds each member's expected diagnostic (a regex, or None); ``checks``, each member's GPU
+    check (see ``_gpu_check``: the batch keeps its module or object for them). Members left unattributed are
     built again together while that makes progress (see below); the ones still left, and all members of
     a batch that crashes or times out, are left to be built alone.
     """
@@ -199,23 +242,24 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     folder = root / how["id"]
     folder.mkdir()
     program = cases[0].variant.mode is not Mode.COMPILE
-    runs = program and session.gpus is not None  # the program must exist: a cached result has none
+    # the program (or, for a host value check, the object) must exist: a cached result has none
+    runs = (program and session.gpus is not None) or any(checks.get(c.key) == "host" for c in cases)
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
                                  cached=not runs and not session.options.no_cache,
-                                 image=any(c.key in load for c in cases))
+                                 image=any(checks.get(c.key) in ("load", "device") for c in cases))
     out, rest = {}, []
     for index, (case, part) in enumerate(zip(cases, batch.split(result, len(cases)))):
         if part is None:
             rest.append(case)
             tried.setdefault(case.key, []).append(how["id"])
         else:
-            out[case.key] = (part, how, (folder / "batch.out", index) if runs else None)
+            out[case.key] = (part, how, (folder / "batch.out", index) if program and runs else None, index)
     if result.outcome.infrastructure or len(rest) < 2:
         return out
     again = _again(result, cases, rest, out, hints, peeling)
     for part, peel in again:
         if len(part) >= 2:
-            out.update(_build(session, part, config, root, tried, hints, load, peeling=peel))
+            out.update(_build(session, part, config, root, tried, hints, checks, peeling=peel))
     return out
 
 
@@ -233,7 +277,7 @@ def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], b
     """
     peeled = len(cases) - len(rest)
     if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE:
-        (only, _, _), = out.values()
+        (only, _, _, _), = out.values()
         messages = [d.message for d in only.diagnostics if d.severity in ("error", "fatal")]
         alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
         if alike:

@@ -16,8 +16,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
+from suitegen.build.batch import member_namespace
 from suitegen.execute.gpus import GpuPool
 from suitegen.model import ExecResult, ExecStatus
+
+
+VALUE_KERNELS = ("sg_kernel", "use")  # a case's value kernel: __global__ void NAME(int *out)
+
+
+def value_kernels(member: int | None) -> list[str]:
+    """Return the mangled names a case's value kernel may have: at global scope, or in batch member
+    ``member``'s namespace (sg_bN)."""
+    if member is None:
+        return [f"_Z{len(n)}{n}Pi" for n in VALUE_KERNELS]
+    ns = member_namespace(member)
+    return [f"_ZN{len(ns)}{ns}{len(n)}{n}EPi" for n in VALUE_KERNELS]
 
 
 class FatbinRunner:
@@ -48,6 +61,23 @@ class FatbinRunner:
         bad = check.mismatches(json.loads(result.output)["out"])
         return replace(result, status=ExecStatus.FAILED if bad else ExecStatus.PASSED, detail="; ".join(bad[:5]),
                        output=result.output[-2000:])
+
+    def value(self, module: Path, member: int | None, expected: int) -> ExecResult:
+        """Run a value check: the case's value kernel (``member``: its namespace in a batch module), one
+        thread, must store ``expected`` in out[0]."""
+        kernels = value_kernels(member)
+        result = self._ask({"value": str(module), "kernels": kernels},
+                           ("suitegen.execute.gpu_worker", "--value", str(module), kernels[0]))
+        if result.status is not ExecStatus.PASSED:
+            return result
+        got = json.loads(result.output)["out"]
+        if got is None:
+            bad = "the module has no value kernel (sg_kernel(int *) or use(int *))"
+        elif got[0] != expected:
+            bad = f"out[0]: expected {expected}, the device stored {got[0]}"
+        else:
+            return replace(result, detail=f"out[0] == {expected}")
+        return replace(result, status=ExecStatus.FAILED, detail=bad)
 
     def load(self, module: Path) -> ExecResult:
         """Load a module on the GPU, every kernel resolved (PTX JIT-compiled where needed); run nothing."""

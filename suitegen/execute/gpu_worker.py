@@ -1,15 +1,31 @@
 """A long-lived GPU process: loads modules with cupy.RawModule and launches kernels, many per process.
 
 Protocol: one JSON request per stdin line, one JSON reply per stdout line. A request either launches a
-kernel and returns its output (``module``, ``kernel``, ...), or only loads a module (``load``): with
-CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then resolves every kernel of the module,
-compiling its PTX where it holds no SASS for this GPU. After a CUDA error the context may be unusable
+kernel and returns its output (``module``, ``kernel``, ...), runs a value check (``value``: launch the
+first of ``kernels`` the module has, one thread, on an int out[1] that starts at 0, and return out), or
+only loads a module (``load``): with CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then
+resolves every kernel of the module, compiling its PTX where it holds no SASS for this GPU. The last few
+modules stay loaded, so the members of one batch module load it once. After a CUDA error the context may be unusable
 (a sticky error), so the worker replies and exits; the caller starts another.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
+
+
+KEEP = 4  # modules kept loaded per worker
+
+
+def _first_kernel(mod, names):
+    """Return the first of ``names`` the module holds as a kernel, or None."""
+    for name in names:
+        try:
+            return mod.get_function(name)
+        except Exception:  # cupy raises CUDADriverError (CUDA_ERROR_NOT_FOUND) for a name it lacks
+            continue
+    return None
 
 
 def serve() -> int:
@@ -19,13 +35,35 @@ def serve() -> int:
     except ImportError as exc:  # pragma: no cover - only where cupy is missing
         print(json.dumps({"ok": False, "error": f"cupy is not importable: {exc}", "fatal": True}), flush=True)
         return 1
+    loaded: dict[str, object] = {}
+
+    def get(path: str):
+        st = os.stat(path)  # a scratch path may be reused by a later module: the stamp tells them apart
+        key = f"{path}:{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+        if key not in loaded:
+            if len(loaded) >= KEEP:
+                del loaded[next(iter(loaded))]
+            loaded[key] = cupy.RawModule(path=path)
+        return loaded[key]
+
     for line in sys.stdin:
         req = json.loads(line)
         try:
             if "load" in req:
-                cupy.RawModule(path=req["load"])
+                get(req["load"])
                 cupy.cuda.runtime.deviceSynchronize()
                 print(json.dumps({"ok": True, "out": []}), flush=True)
+                continue
+            if "value" in req:
+                mod = get(req["value"])
+                kernel = _first_kernel(mod, req["kernels"])
+                if kernel is None:
+                    print(json.dumps({"ok": True, "out": None, "missing": req["kernels"]}), flush=True)
+                    continue
+                out = cupy.zeros(1, dtype="int32")
+                kernel((1,), (1,), (out,))
+                cupy.cuda.runtime.deviceSynchronize()
+                print(json.dumps({"ok": True, "out": out.get().tolist()}), flush=True)
                 continue
             module = cupy.RawModule(path=req["module"])
             kernel = module.get_function(req["kernel"])

@@ -34,13 +34,29 @@ def planned(case: Case, expectation: Expectation | None, flags: Sequence[str] = 
     if expectation.expect is Expect.RUNTIME:
         how = f"values checked in Python ({case.variant.check})" if case.variant.check else "a self-checking program"
         return Check.SEMANTIC, how
-    if not any(DEVICE_CODE.search(text) for text in case.files.values()):
+    device = has_device_code(case)
+    if case.variant.value is not None:
+        where = "a kernel on the GPU (sg_kernel or use)" if device else "use() on the host (no device code)"
+        return Check.SEMANTIC, f"a value check: {where} must store {case.variant.value} in out[0]"
+    if not device:
         return Check.HOST_ONLY, "no device code"
     if "rdc" in flag_features((*flags, *case.variant.flags, *case.mode_flags)):
         return Check.NONE, "relocatable device code: its module loads only after a device link (not built)"
     if case.variant.mode is Mode.COMPILE:
         return Check.LOAD_ONLY, "its module is loaded on the GPU and every kernel resolved; no semantic check yet"
     return Check.NONE, "a program with no semantic check yet (loading programs' modules is not built)"
+
+
+def has_device_code(case: Case) -> bool:
+    """Whether any of a case's files declares device code (a kernel, device function or device variable)."""
+    return any(DEVICE_CODE.search(text) for text in case.files.values())
+
+
+def value_run(case: Case, expectation: Expectation | None) -> str | None:
+    """Where a valid item's value check runs ("device" or "host"), or None when it has none."""
+    if case.variant.value is None or expectation is None or expectation.expect not in (Expect.ACCEPT, Expect.WARN):
+        return None
+    return "device" if has_device_code(case) else "host"
 
 
 def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None,

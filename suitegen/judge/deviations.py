@@ -23,10 +23,11 @@ def _subset(want, have) -> bool:
     return want == have
 
 
-def _disagrees(dev: Deviation, exp: Expectation) -> bool:
-    """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here)."""
+def _disagrees(dev: Deviation, exp: Expectation, value: bool) -> bool:
+    """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here);
+    ``value``: the case has a value check (a run deviation can say what its run did)."""
     if dev.run:
-        return exp.expect is Expect.RUNTIME
+        return exp.expect is Expect.RUNTIME or value
     if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
         return not dev.observed.accepted
     if exp.expect is Expect.WARN:
@@ -39,7 +40,7 @@ def covering(case: Case, env, deviations: Iterable[Deviation], exp: Expectation)
     names = _names(case)
     return [dev for dev in deviations
             if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
-            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp)
+            and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp, case.variant.value is not None)
             and (not dev.select or hooks.get("selector", dev.select)(case.variant.params))]
 
 

@@ -8,7 +8,7 @@ recorded deviations.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Callable, Iterable
 
@@ -133,7 +133,7 @@ def judge_execution(execution: ExecResult | None, skipped: str | None) -> tuple[
         return Verdict.UNSUPPORTED, f"compiled; not run: {skipped or 'execution disabled'}"
     where = f" on {execution.gpu}" if execution.gpu else ""
     if execution.status is ExecStatus.PASSED:
-        return Verdict.PASS, f"ran{where} and its checks passed"
+        return Verdict.PASS, f"ran{where} and its checks passed" + (f": {execution.detail}" if execution.detail else "")
     if execution.status is ExecStatus.TIMED_OUT:
         return Verdict.UNRESOLVED, f"timed out{where}: {execution.detail}"
     return Verdict.FAIL, f"{execution.status.value}{where}: {execution.detail}"
@@ -172,12 +172,16 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     verdict_, why = compare(exp, case, result)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
+    if verdict_ is Verdict.PASS and execution is not None and case.variant.value is not None:
+        run = _runtime_verdict(prep, case, deviations, execution, execution_skipped)
+        return replace(run, reason=f"{why}; value check: {run.reason}")
     if verdict_ is Verdict.PASS and execution is not None and execution.status is not ExecStatus.PASSED:
         # a load-only run: the module of a program that compiled must load on the GPU
         loaded = Verdict.UNRESOLVED if execution.status is ExecStatus.TIMED_OUT else Verdict.FAIL
         return Judgement(verdict=loaded, expected=exp, reason=f"{why}, but its module did not load on "
                          f"{execution.gpu or 'the GPU'}: {execution.status.value}: {execution.detail}")
-    covering = devs.covering(case, prep.env, deviations, exp) if verdict_ in (Verdict.PASS, Verdict.FAIL) else []
+    covering = [d for d in devs.covering(case, prep.env, deviations, exp) if not d.run] if verdict_ in (
+        Verdict.PASS, Verdict.FAIL) else []
     if not covering:
         return Judgement(verdict=verdict_, reason=why, expected=exp)
     if verdict_ is Verdict.PASS:

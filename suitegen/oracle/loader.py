@@ -23,7 +23,8 @@ from suitegen.oracle import conditions
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
              "phase", "diagnostic", "line", "variant", "construct", "edition"}
 VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
-                "phase", "diagnostic", "line", "observe", "note", "strategies", "check"}
+                "phase", "diagnostic", "line", "observe", "note", "strategies", "check",
+                "value"}
 DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
                   "select"}
 RUN_STATUSES = ("failed", "crashed", "timed-out")
@@ -222,6 +223,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in hooks.names("check")):
         raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check from "
                           f"{hooks.names('check')} (and only a fatbin variant does)", rule=rid, field="check")
+    value = _value(path, rid, name_fmt, raw, expectation, mode)
     requires = _condition(raw.get("requires"), path, rid, "requires")
     strategies = _get(raw, "strategies", dict, path, rid, default={})
     for param, strat in strategies.items():
@@ -242,8 +244,24 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
                               rule=rid, field="name") from None
         out.append(Variant(name=name, params=p, expectation=expectation or predicate_reject,
                            predicate=predicate, requires=requires, flags=flags, mode=mode,
-                           note=str(raw.get("note", "")), strategies=dict(strategies), check=check))
+                           note=str(raw.get("note", "")), strategies=dict(strategies), check=check,
+                           value=value))
     return out
+
+
+def _value(path: Path, rid: str, name: str, raw: Mapping, expectation: Expectation | None, mode: Mode) -> int | None:
+    """Return a variant's value check: the nonzero int its value function stores in out[0] (out starts at 0,
+    so 0 could not fail), for a variant expected to compile to an object."""
+    value = raw.get("value")
+    if value is None:
+        return None
+    if type(value) is not int or value == 0 or not -2**31 <= value < 2**31:
+        raise OracleError(path, f"variant {name!r}: value must be a nonzero 32-bit int (out[0] starts at 0, "
+                          "so 0 could not fail)", rule=rid, field="value")
+    if expectation is None or expectation.expect not in (Expect.ACCEPT, Expect.WARN) or mode is not Mode.COMPILE:
+        raise OracleError(path, f"variant {name!r}: a value check is for a variant expected to compile "
+                          "(accept or warn) in mode compile", rule=rid, field="value")
+    return value
 
 
 def _expectation(path: Path, rid: str, raw: Mapping, forced: Expect | None) -> Expectation:

@@ -1,0 +1,74 @@
+"""Value checks of host-only cases: their object is linked with a small driver that calls ``use(int *out)``
+(out starting at 0) and prints what it stored; never judges.
+
+One driver serves every member of a batch object (its argument names the member), and each member runs
+in its own process, so a crash takes down only its own case.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+from suitegen import procs
+from suitegen.build.batch import member_namespace
+from suitegen.build.compile import nvcc_argv
+from suitegen.model import Config, ExecResult, ExecStatus
+
+DRIVER = "sg_value_main.cu"
+PROGRAM = "sg_value.out"
+VALUE_LINE = re.compile(r"^SUITEGEN-VALUE: (-?\d+)$", re.M)
+
+
+def driver(members: Sequence[int | None]) -> str:
+    """Return the driver's source: ``main(N)`` calls member N's ``use`` (``None``: the one at global scope)."""
+    decls, calls = [], []
+    for i, member in enumerate(members):
+        if member is None:
+            decls.append("void use(int *out);")
+            calls.append(f"    case {i}: use(&out); break;")
+        else:
+            ns = member_namespace(member)
+            decls.append(f"namespace {ns} {{ void use(int *out); }}")
+            calls.append(f"    case {i}: {ns}::use(&out); break;")
+    return "\n".join(["#include <cstdio>", "#include <cstdlib>", *decls,
+                      "int main(int argc, char **argv) {", "  int out = 0;",
+                      "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {", *calls, "    default: return 3;", "  }",
+                      '  std::printf("SUITEGEN-VALUE: %d\\n", out);', "  return 0;", "}"]) + "\n"
+
+
+def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int | None],
+         timeout: float) -> tuple[Path | None, str]:
+    """Link ``obj`` (built with ``flags`` under ``config``) with the driver for ``members``; return the
+    program, or None and nvcc's output."""
+    folder = obj.parent
+    (folder / DRIVER).write_text(driver(members))
+    argv = [*nvcc_argv(config, tuple(flags)), obj.name, DRIVER, "-o", PROGRAM]
+    argv.remove("-v")
+    done = procs.run(argv, timeout=timeout, cwd=folder)
+    if done.timed_out or done.returncode != 0:
+        return None, done.output[-2000:] or f"nvcc exited {done.returncode}"
+    return folder / PROGRAM, ""
+
+
+def run(program: Path, index: int, expected: int, timeout: float) -> ExecResult:
+    """Run member ``index`` of a linked driver: it must print ``expected``."""
+    done = procs.run((str(program), str(index)), timeout=timeout, cwd=program.parent)
+    base = dict(exit_code=done.returncode, output=done.output[-2000:], duration=done.duration, gpu="host",
+                command=tuple(done.argv))
+    if done.timed_out:
+        return ExecResult(status=ExecStatus.TIMED_OUT, detail=f"no value after {timeout:g}s", **base)
+    found = VALUE_LINE.findall(done.output)
+    if done.returncode != 0 or not found:
+        return ExecResult(status=ExecStatus.CRASHED, detail=f"exited {done.returncode} without a value", **base)
+    got = int(found[-1])
+    if got != expected:
+        return ExecResult(status=ExecStatus.FAILED, detail=f"out[0]: expected {expected}, the host stored {got}",
+                          **base)
+    return ExecResult(status=ExecStatus.PASSED, detail=f"out[0] == {expected}", **base)
+
+
+def failed_link(output: str) -> ExecResult:
+    """The result of a value check whose driver did not link."""
+    return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=f"the value driver did not link: {output}",
+                      output=output, duration=0.0, gpu="host", command=())
