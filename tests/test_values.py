@@ -155,3 +155,20 @@ def test_value_kernel_names_are_what_nvcc_emits(tmp_path):
     subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "a.cu", "-o", "a.cubin"], cwd=tmp_path, check=True)
     symbols = subprocess.run(["readelf", "-sW", "a.cubin"], cwd=tmp_path, capture_output=True, text=True).stdout
     assert value_kernels(12)[0] in symbols and value_kernels(None)[1] in symbols
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_relocatable_device_code_gets_its_module_from_a_device_link(tmp_path):
+    """An -rdc=true object embeds no loadable module; the value check loads the one nvcc -dlink makes."""
+    orc, tpl = _oracle(tmp_path, side="device")
+    session, cfg, log = _session(tmp_path, orc, tpl)
+    cfg = dataclasses.replace(cfg, flags=("-rdc=true",))
+    try:
+        recs = run_batch(session, session.cases, cfg)
+    finally:
+        session.close()
+    assert all(r.judgement.verdict is Verdict.PASS and r.behaviour["ran"] for r in recs), \
+        [r.judgement.reason for r in recs]
+    assert "nvcc -dlink" in recs[0].behaviour["what"]
+    assert len(log.read_text().splitlines()) == 3

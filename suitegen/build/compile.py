@@ -75,7 +75,7 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
     for name, text in files.items():
         (folder / name).write_text(text)
     result = run_nvcc(argv, folder, timeout)
-    data = module_image(folder / argv[argv.index("-o") + 1]) if image and result.outcome.accepted else None
+    data = _module(argv, folder, timeout) if image and result.outcome.accepted else None
     if data is not None:
         (folder / MODULE).write_bytes(data)
     if k is not None:
@@ -86,6 +86,18 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
 
 
 MODULE = "module.fatbin"
+DLINKED = "dlink.o"
+
+
+def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
+    """Return the device module of an accepted build: the fatbin its object embeds, or for relocatable
+    device code (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it."""
+    out = folder / argv[argv.index("-o") + 1]
+    if "-rdc=true" not in argv or "-c" not in argv:
+        return module_image(out)
+    head = [a for a in argv[:argv.index("-c")] if a != "-v"]
+    done = procs.run([*head, "-dlink", out.name, "-o", DLINKED], timeout=timeout, cwd=folder)
+    return module_image(folder / DLINKED) if done.returncode == 0 and not done.timed_out else None
 
 
 def module_image(binary: Path) -> bytes | None:

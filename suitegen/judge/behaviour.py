@@ -35,15 +35,16 @@ def planned(case: Case, expectation: Expectation | None, flags: Sequence[str] = 
         how = f"values checked in Python ({case.variant.check})" if case.variant.check else "a self-checking program"
         return Check.SEMANTIC, how
     device = has_device_code(case)
+    linked = " (relocatable device code: the module nvcc -dlink makes of the object)" if "rdc" in flag_features(
+        (*flags, *case.variant.flags, *case.mode_flags)) else ""
     if case.variant.value is not None:
-        where = "a kernel on the GPU (sg_kernel or use)" if device else "use() on the host (no device code)"
+        where = f"a kernel on the GPU (sg_kernel or use){linked}" if device else "use() on the host (no device code)"
         return Check.SEMANTIC, f"a value check: {where} must store {case.variant.value} in out[0]"
     if not device:
         return Check.HOST_ONLY, "no device code"
-    if "rdc" in flag_features((*flags, *case.variant.flags, *case.mode_flags)):
-        return Check.NONE, "relocatable device code: its module loads only after a device link (not built)"
     if case.variant.mode is Mode.COMPILE:
-        return Check.LOAD_ONLY, "its module is loaded on the GPU and every kernel resolved; no semantic check yet"
+        return Check.LOAD_ONLY, ("its module is loaded on the GPU and every kernel resolved; no semantic check "
+                                 "yet" + linked)
     return Check.NONE, "a program with no semantic check yet (loading programs' modules is not built)"
 
 

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The GPU checks a session that touches execution runs on the GPU machine, in one call:
+#   benchmarks/gpu_session.sh OUT [tests|quick|nightly-1|nightly-2 ...]
+# tests: the GPU-marked tests; quick: the quick profile with execution (batched, cold private cache);
+# nightly-K: shard K of 2 of the nightly profile with execution. Each step's log and run folder go to OUT,
+# with its wall time (the `time` line) and `where_time_goes.py` on its records.
+out=${1:?usage: gpu_session.sh OUT [steps]}; shift
+export SUITEGEN_CACHE="$out/cache"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
+nproc
+for step in "$@"; do
+  start=$(date +%s)
+  case "$step" in
+    tests) python3 -m pytest -m gpu tests -q -p no:cacheprovider > "$out/tests.log" 2>&1 ;;
+    quick) python3 -m suitegen run --profile quick -q --out "$out/quick" > "$out/quick.log" 2>&1 ;;
+    nightly-*) python3 -m suitegen run --profile nightly -q --shard "${step#nightly-}/2" --out "$out/$step" \
+                 > "$out/$step.log" 2>&1 ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+  rc=$?
+  echo "== $step: exit $rc, $(( $(date +%s) - start )) s"
+  tail -n 12 "$out/$step.log"
+  [ -d "$out/$step" ] && python3 benchmarks/where_time_goes.py "$out/$step" | tail -n 6
+done
+rm -rf "$out/cache"
