@@ -223,7 +223,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in hooks.names("check")):
         raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check from "
                           f"{hooks.names('check')} (and only a fatbin variant does)", rule=rid, field="check")
-    value = _value(path, rid, name_fmt, raw, expectation, mode)
+    value = _value(path, rid, name_fmt, raw, expectation, mode, predicate is not None)
     requires = _condition(raw.get("requires"), path, rid, "requires")
     strategies = _get(raw, "strategies", dict, path, rid, default={})
     for param, strat in strategies.items():
@@ -249,16 +249,19 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     return out
 
 
-def _value(path: Path, rid: str, name: str, raw: Mapping, expectation: Expectation | None, mode: Mode) -> int | None:
+def _value(path: Path, rid: str, name: str, raw: Mapping, expectation: Expectation | None, mode: Mode,
+           decided: bool) -> int | None:
     """Return a variant's value check: the nonzero int its value function stores in out[0] (out starts at 0,
-    so 0 could not fail), for a variant expected to compile to an object."""
+    so 0 could not fail), for a variant expected to compile to an object (``decided``: where its predicate
+    says the program is valid)."""
     value = raw.get("value")
     if value is None:
         return None
     if type(value) is not int or value == 0 or not -2**31 <= value < 2**31:
         raise OracleError(path, f"variant {name!r}: value must be a nonzero 32-bit int (out[0] starts at 0, "
                           "so 0 could not fail)", rule=rid, field="value")
-    if expectation is None or expectation.expect not in (Expect.ACCEPT, Expect.WARN) or mode is not Mode.COMPILE:
+    valid = decided or (expectation is not None and expectation.expect in (Expect.ACCEPT, Expect.WARN))
+    if not valid or mode is not Mode.COMPILE:
         raise OracleError(path, f"variant {name!r}: a value check is for a variant expected to compile "
                           "(accept or warn) in mode compile", rule=rid, field="value")
     return value
