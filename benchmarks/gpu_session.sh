@@ -1,8 +1,8 @@
 #!/bin/sh
 # The GPU checks a session that touches execution runs on the GPU machine, in one call:
-#   benchmarks/gpu_session.sh OUT [tests|quick|nightly-1|nightly-2 ...]
+#   benchmarks/gpu_session.sh OUT [tests|quick|nightly-K-N ...]
 # tests: the GPU-marked tests; quick: the quick profile with execution (batched, cold private cache);
-# nightly-K: shard K of 2 of the nightly profile with execution. Each step's log and run folder go to OUT,
+# nightly-K-N: shard K of N of the nightly profile with execution. Each step's log and run folder go to OUT,
 # with its wall time (the `time` line) and `where_time_goes.py` on its records.
 out=${1:?usage: gpu_session.sh OUT [steps]}; shift
 export SUITEGEN_CACHE="$out/cache"
@@ -13,7 +13,8 @@ for step in "$@"; do
   case "$step" in
     tests) python3 -m pytest -m gpu tests -q -p no:cacheprovider > "$out/tests.log" 2>&1 ;;
     quick) python3 -m suitegen run --profile quick -q --out "$out/quick" > "$out/quick.log" 2>&1 ;;
-    nightly-*) python3 -m suitegen run --profile nightly -q --shard "${step#nightly-}/2" --out "$out/$step" \
+    nightly-*-*) shard=${step#nightly-}
+                 python3 -m suitegen run --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step" \
                  > "$out/$step.log" 2>&1 ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
