@@ -1,8 +1,9 @@
 """What a valid item's GPU run checks, and a run without a GPU never claiming to have checked behaviour."""
+import dataclasses
 import json
 
 from suitegen.judge.behaviour import Check, planned, sentence, tally
-from suitegen.model import Case, Expect, Expectation, Rule, Variant
+from suitegen.model import Case, Expect, Expectation, Mode, Rule, Variant
 
 
 def case(expect, text, check=None):
@@ -21,7 +22,16 @@ def test_each_valid_variant_gets_one_kind_of_check():
     assert "expression_values" in planned(fat, fat.variant.expectation)[1]
     acc = case(Expect.ACCEPT, kernel)
     assert planned(acc, acc.variant.expectation)[0] is Check.LOAD_ONLY, "a compile-only valid module is loaded"
-    assert planned(acc, acc.variant.expectation, ("-rdc=true",))[0] is Check.NONE, "relocatable: needs a device link"
+    rdc = planned(acc, acc.variant.expectation, ("-rdc=true",))
+    assert rdc[0] is Check.LOAD_ONLY and "nvcc -dlink" in rdc[1], "relocatable: the device-linked module"
+    valued = dataclasses.replace(acc, variant=dataclasses.replace(acc.variant, value=7))
+    assert planned(valued, acc.variant.expectation)[0] is Check.SEMANTIC, "a value check"
+    hosted = dataclasses.replace(valued, files={"main.cu": "void use(int *out) { *out = 7; }\n"})
+    assert "on the host" in planned(hosted, acc.variant.expectation)[1]
+    program = dataclasses.replace(acc, variant=dataclasses.replace(acc.variant, mode=Mode.LINK))
+    assert planned(program, acc.variant.expectation)[0] is Check.LOAD_ONLY, "a one-file program's module"
+    two = dataclasses.replace(program, files={"main.cu": kernel, "other.cu": kernel})
+    assert planned(two, acc.variant.expectation)[0] is Check.NONE, "several whole-program modules"
     host = case(Expect.ACCEPT, "int f() { return 1; }\n")
     assert planned(host, host.variant.expectation) == (Check.HOST_ONLY, "no device code")
     neg = case(Expect.REJECT, kernel)

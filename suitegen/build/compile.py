@@ -90,8 +90,9 @@ DLINKED = "dlink.o"
 
 
 def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
-    """Return the device module of an accepted build: the fatbin its object embeds, or for relocatable
-    device code (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it."""
+    """Return the device module of an accepted build: the fatbin its object or program embeds (a program
+    with relocatable device code embeds its device-linked image there), or for a relocatable object
+    (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it."""
     out = folder / argv[argv.index("-o") + 1]
     if "-rdc=true" not in argv or "-c" not in argv:
         return module_image(out)

@@ -45,7 +45,10 @@ def planned(case: Case, expectation: Expectation | None, flags: Sequence[str] = 
     if case.variant.mode is Mode.COMPILE:
         return Check.LOAD_ONLY, ("its module is loaded on the GPU and every kernel resolved; no semantic check "
                                  "yet" + linked)
-    return Check.NONE, "a program with no semantic check yet (loading programs' modules is not built)"
+    if case.variant.mode is Mode.RDC_LINK or len(case.files) == 1:
+        return Check.LOAD_ONLY, ("its program's device module (the device-linked image for relocatable device "
+                                 "code) is loaded on the GPU and every kernel resolved; no semantic check yet")
+    return Check.NONE, "a program of several whole-program units: its modules are not loaded"
 
 
 def has_device_code(case: Case) -> bool:
