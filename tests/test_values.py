@@ -5,6 +5,7 @@ The host side runs here with the real nvcc (no GPU needed) and a planted arithme
 FAIL; the device side's plumbing runs with a fake GPU worker (tests/test_gpu.py runs it on a real GPU).
 """
 import dataclasses
+import json
 import shutil
 import subprocess
 import sys
@@ -28,18 +29,19 @@ section = "demo"
 id = "products"
 statement = "Multiplication of ints computes their product."
 template = "demo/product.cu.j2"
-
+'''
+VARIANT = '''
   [[rule.variant]]
   name = "{side}-{n}"
   expect = "accept"
-  matrix = { side = ["host"], n = [1, 2, 3] }
-  value = 42
+  params = {{ side = "{side}", n = {n} }}
+  value = {value}
   {extra}
 '''
 TEMPLATE = '''\
 {% if side == "device" %}__global__ void sg_kernel{% else %}void use{% endif %}(int *out) {
-  int a = 6 + {{ n }} - {{ n }};
-  *out = a * 7;  // 6 * 7 = 42
+  int a = 6;
+  *out = a * 7 + {{ n }};  // 6 * 7 + n: each member its own value
 }
 '''
 # The real nvcc behind a wrapper that turns every multiplication in the source into an addition.
@@ -55,8 +57,12 @@ for line in sys.stdin:
 
 
 def _oracle(tmp_path, extra="", side="host"):
-    return write_demo_oracle(tmp_path, RULES.replace('side = ["host"]', f'side = ["{side}"]').replace("{extra}", extra),
-                             {"product.cu.j2": TEMPLATE})
+    """Host members each store their own value (6 * 7 + n); device members all store 43, so the fake worker
+    (which cannot run them) can answer for any member."""
+    values = {n: 42 + n if side == "host" else 43 for n in (1, 2, 3)}
+    rules = RULES + "".join(VARIANT.format(side=side, n=n, value=values[n], extra=extra) for n in values)
+    text = TEMPLATE if side == "host" else TEMPLATE.replace("a * 7 + {{ n }};", "a * 7 + 1 + {{ n }} - {{ n }};")
+    return write_demo_oracle(tmp_path, rules, {"product.cu.j2": text})
 
 
 @pytest.mark.parametrize("extra, why", [
@@ -69,19 +75,19 @@ def test_the_loader_accepts_only_nonzero_values_of_variants_expected_to_compile(
     orc, _ = _oracle(tmp_path, extra)
     text = (orc / "demo.toml").read_text()
     if why == "value = 0":
-        text = text.replace("value = 42", "value = 0")
+        text = text.replace("value = 43", "value = 0")
     elif why == "expect reject":
         text = text.replace('expect = "accept"', 'expect = "reject"\n  diagnostic = "x"')
     (orc / "demo.toml").write_text(text)
     if why is None:
-        assert {v.value for r in load(orc).rules for v in r.variants} == {42}
+        assert [v.value for r in load(orc).rules for v in r.variants] == [43, 44, 45]
         return
     with pytest.raises(OracleError) as err:
         load(orc)
     assert "demo.toml" in str(err.value) and "value" in str(err.value)
 
 
-def _session(tmp_path, orc, tpl, nvcc=(), answer="42"):
+def _session(tmp_path, orc, tpl, nvcc=(), answer="43"):
     base = engine.open_session(RunOptions(oracle=str(orc), templates=str(tpl), nvcc=nvcc, no_cache=True))
     worker = tmp_path / "worker.py"
     worker.write_text(FAKE_WORKER)
@@ -104,7 +110,7 @@ def test_host_values_run_on_the_host_alone_and_batched(tmp_path):
         session.close()
     for rec in [alone, *batched]:
         assert rec.judgement.verdict is Verdict.PASS, rec.judgement.reason
-        assert rec.execution.status is ExecStatus.PASSED and rec.execution.detail == "out[0] == 42"
+        assert rec.execution.status is ExecStatus.PASSED and rec.execution.detail == f"out[0] == {rec.case.variant.value}"
         assert rec.behaviour["check"] == "semantic" and rec.behaviour["ran"]
     assert all(r.batch["how"] == "batch" for r in batched)
 
@@ -123,14 +129,15 @@ def test_a_planted_arithmetic_fault_fails_the_host_value_check(tmp_path):
     assert len(recs) == 3
     for rec in recs:
         assert rec.judgement.verdict is Verdict.FAIL, rec.judgement.reason
-        assert "expected 42, the host stored 13" in rec.judgement.reason  # 6 + 7
+        n = rec.case.variant.params["n"]
+        assert f"expected {42 + n}, the host stored {13 + n}" in rec.judgement.reason  # 6 + 7 + n
         assert rec.batch["how"] == "alone", "a FAIL's evidence is its single build"
 
 
 @needs_nvcc
 @pytest.mark.nvcc
-@pytest.mark.parametrize("answer, verdict, says", [("42", Verdict.PASS, "out[0] == 42"),
-                                                   ("41", Verdict.FAIL, "expected 42, the device stored 41"),
+@pytest.mark.parametrize("answer, verdict, says", [("43", Verdict.PASS, "out[0] == 43"),
+                                                   ("41", Verdict.FAIL, "expected 43, the device stored 41"),
                                                    ("none", Verdict.FAIL, "no value kernel")])
 def test_device_values_launch_the_members_value_kernel(tmp_path, answer, verdict, says):
     session, cfg, log = _session(tmp_path, *_oracle(tmp_path, side="device"), answer=answer)
@@ -140,10 +147,32 @@ def test_device_values_launch_the_members_value_kernel(tmp_path, answer, verdict
         session.close()
     assert all(r.judgement.verdict is verdict and says in r.judgement.reason for r in recs), \
         [r.judgement.reason for r in recs]
-    kernels = [line for line in log.read_text().splitlines()]
+    kernels = [json.loads(line)["kernels"][0] for line in log.read_text().splitlines()]
+    members = {"_ZN5sg_b09sg_kernelEPi", "_ZN5sg_b19sg_kernelEPi", "_ZN5sg_b29sg_kernelEPi"}
+    assert {k for k in kernels if "sg_b" in k} == members, "each member's own kernel"
     if verdict is Verdict.PASS:
         assert len(kernels) == 3 and all(r.batch["how"] == "batch" for r in recs)
-        assert '"_ZN5sg_b09sg_kernelEPi"' in kernels[0] and '"_ZN5sg_b29sg_kernelEPi"' in kernels[2]
+    else:
+        assert all(r.batch["how"] == "alone" for r in recs) and kernels.count("_Z9sg_kernelPi") == 3, \
+            "a FAIL is judged again alone"
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_an_accepted_build_without_a_loadable_module_fails_its_check(tmp_path):
+    """-rdc=true code that calls an undefined extern __device__ function compiles, but nvcc -dlink fails."""
+    orc, tpl = _oracle(tmp_path, side="device")
+    (tpl / "demo" / "product.cu.j2").write_text("extern __device__ int missing();\n"
+                                                "__global__ void sg_kernel(int *out) { *out = missing(); }\n")
+    session, cfg, log = _session(tmp_path, orc, tpl, answer="43")
+    cfg = dataclasses.replace(cfg, flags=("-rdc=true",))
+    try:
+        rec = run_one(session, session.cases[0], cfg)
+    finally:
+        session.close()
+    assert rec.judgement.verdict is Verdict.FAIL and "no loadable device module" in rec.judgement.reason
+    assert "missing" in rec.judgement.reason, "nvcc -dlink's own words"
+    assert not log.exists(), "nothing was launched"
 
 
 @needs_nvcc

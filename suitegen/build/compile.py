@@ -6,6 +6,7 @@ from pathlib import Path
 from suitegen import procs
 from suitegen.build import cache, diagnostics
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
+from suitegen.oracle.conditions import flag_features
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -87,6 +88,7 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
 
 MODULE = "module.fatbin"
 DLINKED = "dlink.o"
+DLINK_LOG = "dlink.log"  # what nvcc -dlink said when it made no module
 
 
 def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
@@ -94,11 +96,14 @@ def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
     with relocatable device code embeds its device-linked image there), or for a relocatable object
     (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it."""
     out = folder / argv[argv.index("-o") + 1]
-    if "-rdc=true" not in argv or "-c" not in argv:
+    if "rdc" not in flag_features(argv) or "-c" not in argv:
         return module_image(out)
     head = [a for a in argv[:argv.index("-c")] if a != "-v"]
     done = procs.run([*head, "-dlink", out.name, "-o", DLINKED], timeout=timeout, cwd=folder)
-    return module_image(folder / DLINKED) if done.returncode == 0 and not done.timed_out else None
+    if done.returncode == 0 and not done.timed_out:
+        return module_image(folder / DLINKED)
+    (folder / DLINK_LOG).write_text(done.output or f"nvcc -dlink exited {done.returncode}")
+    return None
 
 
 def module_image(binary: Path) -> bytes | None:

@@ -10,15 +10,15 @@ from typing import Sequence
 
 from suitegen import hooks, procs
 from suitegen.build import batch
-from suitegen.build.compile import MODULE, compile_case, program_path
+from suitegen.build.compile import DLINK_LOG, MODULE, compile_case, program_path
 from suitegen.engine.session import Session, now
-from suitegen.execute.programs import run_program
 from suitegen.execute import host_values
+from suitegen.execute.programs import run_program
 from suitegen.judge.behaviour import loads, value_run, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
-from suitegen.model import (Case, Config, Deviation, ExecResult, Expect, Judgement, Mode, Outcome, Phase, Record, Verdict,
-                            digest)
+from suitegen.model import (Case, Config, Deviation, ExecResult, ExecStatus, Expect, Judgement, Mode, Outcome, Phase,
+                            Record, Verdict, digest)
 
 BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
 REJECT_BATCH_SIZE = 64  # expected to be rejected: 1-3 errors each (measured), near cudafe++'s limit of 100
@@ -127,16 +127,15 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
                                   cached=not runs and check != "host" and not session.options.no_cache,
                                   image=check in ("load", "device"))
             program = program_path(case, folder)
-            if check in ("load", "device") and (folder / MODULE).exists():
-                execution = (session.fatbin.load(folder / MODULE) if check == "load" else
-                             session.fatbin.value(folder / MODULE, None, case.variant.value))
+            if check in ("load", "device") and result.outcome.accepted:
+                execution = _device_check(session, folder / MODULE, check, None, case.variant.value)
             elif check == "host" and result.outcome.accepted:
                 execution = _host_values(session, folder / "main.o", config, case.variant.flags,
                                          {case.key: None}, {case.key: case.variant.value})[case.key]
             elif runtime and result.outcome.accepted and program and session.gpus is not None:
                 if case.variant.mode is Mode.FATBIN:
-                    check = hooks.get("check", case.variant.check)(case.variant.params)
-                    execution = session.fatbin.run(program, check)
+                    expected = hooks.get("check", case.variant.check)(case.variant.params)
+                    execution = session.fatbin.run(program, expected)
                 else:
                     execution = run_program(program, folder, session.options.exec_timeout, session.gpus.take())
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
@@ -175,12 +174,12 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
             execution = None
             module = Path(tmp) / how["id"] / MODULE
             check = checks[case.key]
-            if check == "load" and module.exists():
+            if check == "load" and result.outcome.accepted:
                 if module not in loaded:
-                    loaded[module] = session.fatbin.load(module)
+                    loaded[module] = _device_check(session, module, check, member, None)
                 execution = loaded[module]
-            elif check == "device" and module.exists():
-                execution = session.fatbin.value(module, member, case.variant.value)
+            elif check == "device" and result.outcome.accepted:
+                execution = _device_check(session, module, check, member, case.variant.value)
             elif check == "host" and case.key in hosted:
                 execution = hosted[case.key]
             elif prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
@@ -202,6 +201,18 @@ def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequen
     return replace(run_one(session, case, config), batch={"how": "alone", "why": why, "tried": list(tried)})
 
 
+def _device_check(session: Session, module: Path, check: str, member: int | None, value: int | None) -> ExecResult:
+    """Load an accepted build's module (``check`` "load") or run a member's value kernel ("device"); a build
+    that left no module (an object without one, a failed device link) fails the check."""
+    if not module.exists():
+        why = module.with_name(DLINK_LOG)
+        detail = "the accepted build left no loadable device module" + (
+            f": nvcc -dlink said: {why.read_text()[-1500:]}" if why.exists() else "")
+        return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=detail, output="", duration=0.0,
+                          gpu="", command=())
+    return session.fatbin.load(module) if check == "load" else session.fatbin.value(module, member, value)
+
+
 def _batch_host_values(session: Session, cases: Sequence[Case], built: dict[str, tuple], checks: dict[str, str | None],
                        config: Config, root: Path) -> dict[str, ExecResult]:
     """Run the host value checks of a batch's members that were attributed: one driver per batch object."""
@@ -216,12 +227,12 @@ def _batch_host_values(session: Session, cases: Sequence[Case], built: dict[str,
     return out
 
 
-def _host_values(session: Session, obj: Path, config: Config, flags, members: dict[str, int | None],
+def _host_values(session: Session, obj: Path, config: Config, flags: Sequence[str], members: dict[str, int | None],
                  values: dict[str, int]) -> dict[str, ExecResult]:
     """Link one object with the value driver and run each member's check (case key -> its result)."""
-    program, why = host_values.link(obj, config, flags, list(members.values()), session.options.timeout)
-    if program is None:
-        return {key: host_values.failed_link(why) for key in members}
+    program = host_values.link(obj, config, flags, list(members.values()), session.options.timeout)
+    if isinstance(program, ExecResult):
+        return {key: program for key in members}
     return {key: host_values.run(program, i, values[key], session.options.exec_timeout)
             for i, key in enumerate(members)}
 

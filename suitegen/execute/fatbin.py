@@ -20,7 +20,6 @@ from suitegen.build.batch import member_namespace
 from suitegen.execute.gpus import GpuPool
 from suitegen.model import ExecResult, ExecStatus
 
-
 VALUE_KERNELS = ("sg_kernel", "use")  # a case's value kernel: __global__ void NAME(int *out)
 
 

@@ -1,12 +1,12 @@
-"""A long-lived GPU process: loads modules with cupy.RawModule and launches kernels, many per process.
+"""A long-lived GPU process: loads modules (cupy.cuda.function.Module) and launches kernels, many per process.
 
 Protocol: one JSON request per stdin line, one JSON reply per stdout line. A request either launches a
 kernel and returns its output (``module``, ``kernel``, ...), runs a value check (``value``: launch the
 first of ``kernels`` the module has, one thread, on an int out[1] that starts at 0, and return out), or
 only loads a module (``load``): with CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then
 resolves every kernel of the module, compiling its PTX where it holds no SASS for this GPU. The last few
-modules stay loaded, so the members of one batch module load it once. After a CUDA error the context may be unusable
-(a sticky error), so the worker replies and exits; the caller starts another.
+modules stay loaded, so the members of one batch module load it once. After a CUDA error the context may
+be unusable (a sticky error), so the worker replies and exits; the caller starts another.
 """
 from __future__ import annotations
 
@@ -14,17 +14,17 @@ import json
 import os
 import sys
 
-
 KEEP = 4  # modules kept loaded per worker
 
 
-def _first_kernel(mod, names):
-    """Return the first of ``names`` the module holds as a kernel, or None."""
+def _first_kernel(mod, names, not_found):
+    """Return the first of ``names`` the module holds as a kernel, or None; other driver errors raise."""
     for name in names:
         try:
             return mod.get_function(name)
-        except Exception:  # cupy raises CUDADriverError (CUDA_ERROR_NOT_FOUND) for a name it lacks
-            continue
+        except not_found as exc:
+            if "CUDA_ERROR_NOT_FOUND" not in str(exc):
+                raise
     return None
 
 
@@ -38,12 +38,16 @@ def serve() -> int:
     loaded: dict[str, object] = {}
 
     def get(path: str):
-        st = os.stat(path)  # a scratch path may be reused by a later module: the stamp tells them apart
+        """Load a module now (cuModuleLoad: with EAGER loading every kernel is resolved, PTX JIT-compiled);
+        the last KEEP stay loaded, keyed by path and stamp, so a reused scratch path is loaded afresh."""
+        st = os.stat(path)
         key = f"{path}:{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
         if key not in loaded:
             if len(loaded) >= KEEP:
-                del loaded[next(iter(loaded))]
-            loaded[key] = cupy.RawModule(path=path)
+                del loaded[next(iter(loaded))]  # its Module unloads when released
+            mod = cupy.cuda.function.Module()
+            mod.load_file(path)
+            loaded[key] = mod
         return loaded[key]
 
     for line in sys.stdin:
@@ -56,7 +60,7 @@ def serve() -> int:
                 continue
             if "value" in req:
                 mod = get(req["value"])
-                kernel = _first_kernel(mod, req["kernels"])
+                kernel = _first_kernel(mod, req["kernels"], cupy.cuda.driver.CUDADriverError)
                 if kernel is None:
                     print(json.dumps({"ok": True, "out": None, "missing": req["kernels"]}), flush=True)
                     continue
@@ -65,8 +69,7 @@ def serve() -> int:
                 cupy.cuda.runtime.deviceSynchronize()
                 print(json.dumps({"ok": True, "out": out.get().tolist()}), flush=True)
                 continue
-            module = cupy.RawModule(path=req["module"])
-            kernel = module.get_function(req["kernel"])
+            kernel = get(req["module"]).get_function(req["kernel"])
             args = [cupy.asarray(numpy.array(values, dtype=dtype)) for dtype, values in req["inputs"]]
             out = cupy.zeros(req["n"], dtype=req["out"])
             kernel((1,), (max(32, req["n"]),), (*args, out, numpy.int32(req["n"])))

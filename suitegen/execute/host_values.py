@@ -38,17 +38,20 @@ def driver(members: Sequence[int | None]) -> str:
 
 
 def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int | None],
-         timeout: float) -> tuple[Path | None, str]:
+         timeout: float) -> Path | ExecResult:
     """Link ``obj`` (built with ``flags`` under ``config``) with the driver for ``members``; return the
-    program, or None and nvcc's output."""
+    program, or the result every member's check gets when it does not link (TIMED_OUT or FAILED)."""
     folder = obj.parent
     (folder / DRIVER).write_text(driver(members))
     argv = [*nvcc_argv(config, tuple(flags)), obj.name, DRIVER, "-o", PROGRAM]
     argv.remove("-v")
     done = procs.run(argv, timeout=timeout, cwd=folder)
     if done.timed_out or done.returncode != 0:
-        return None, done.output[-2000:] or f"nvcc exited {done.returncode}"
-    return folder / PROGRAM, ""
+        why = done.output[-2000:] or f"nvcc exited {done.returncode}"
+        status = ExecStatus.TIMED_OUT if done.timed_out else ExecStatus.FAILED
+        return ExecResult(status=status, exit_code=done.returncode, detail=f"the value driver did not link: {why}",
+                          output=why, duration=done.duration, gpu="host", command=tuple(done.argv))
+    return folder / PROGRAM
 
 
 def run(program: Path, index: int, expected: int, timeout: float) -> ExecResult:
@@ -66,9 +69,3 @@ def run(program: Path, index: int, expected: int, timeout: float) -> ExecResult:
         return ExecResult(status=ExecStatus.FAILED, detail=f"out[0]: expected {expected}, the host stored {got}",
                           **base)
     return ExecResult(status=ExecStatus.PASSED, detail=f"out[0] == {expected}", **base)
-
-
-def failed_link(output: str) -> ExecResult:
-    """The result of a value check whose driver did not link."""
-    return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=f"the value driver did not link: {output}",
-                      output=output, duration=0.0, gpu="host", command=())

@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("after", help="run id or folder")
     dif.add_argument("--format", choices=["table", "markdown", "json"], default="table")
 
+    his = sub.add_parser("history", help="a support table across toolchains (page and markdown): run one "
+                         "profile over several toolchains, or collect existing runs")
+    his.add_argument("runs", nargs="*", help="run ids or folders to collect (default: run --profile over "
+                     "--nvcc, or over every registered toolchain and the nvcc on PATH)")
+    his.add_argument("--nvcc", action="append", default=[], metavar="PATH", help="a toolchain to run (repeatable)")
+    his.add_argument("--profile", default="quick", help="matrix profile of the run (default quick)")
+    his.add_argument("--rules", action="append", default=[], metavar="PATTERN", help="glob over rule ids")
+    his.add_argument("--out", metavar="DIR", help="where history.html and history.md go (default "
+                     "reports/history-<time>)")
+
     base = sub.add_parser("baseline", help="accepted results to compare nightly runs with")
     bsub = base.add_subparsers(dest="baseline_command", required=True)
     bsave = bsub.add_parser("save", help="save a run's results as a baseline")
@@ -101,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = {"run": run_command, "rules": rules_command, "generate": generate_command,
                "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
-               "baseline": baseline_command, "report": report_command, "merge": merge_command,
+               "baseline": baseline_command, "history": history_command, "report": report_command, "merge": merge_command,
                "junit": junit_command}[args.command]
     try:
         return command(args)
@@ -275,6 +285,35 @@ def diff_command(args) -> int:
     render = {"table": diff.as_table, "markdown": diff.as_markdown, "json": diff.as_json}[args.format]
     print(render(d, a, b))
     return EXIT_FAIL if d.regressions else EXIT_OK
+
+
+def history_command(args) -> int:
+    """Collect the given runs (or run the profile over the toolchains) and write the support table."""
+    import time
+
+    from suitegen import resources
+    from suitegen.build.registry import load_registry
+    from suitegen.oracle.loader import load
+    from suitegen.report import history
+    out = Path(args.out or resources.REPORTS / f"history-{time.strftime('%Y%m%d-%H%M%S')}")
+    runs = list(args.runs)
+    if not runs:
+        nvccs = args.nvcc or ["nvcc", *sorted(load_registry())]
+        argv = ["run", "--profile", args.profile, "--out", str(out / "run"), "-q",
+                *(a for n in nvccs for a in ("--nvcc", n)), *(a for r in args.rules for a in ("--rules", r))]
+        print(f"suitegen history: running profile {args.profile} over {', '.join(nvccs)}", file=sys.stderr)
+        if main(argv) not in (EXIT_OK, EXIT_FAIL):
+            return EXIT_USAGE
+        runs = [str(out / "run")]
+    records = [r for name in runs for r in load_results(name)[0]]
+    table = history.build(records, list(load().sections))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "history.html").write_text(history.render_page(table))
+    (out / "history.md").write_text(history.render_markdown(table))
+    print(f"{len(table.columns)} toolchains, {sum(1 for r in table.rows if r.rule)} rules, "
+          f"{len(table.changes())} changes between neighbouring versions: {out / 'history.html'}, "
+          f"{out / 'history.md'}")
+    return EXIT_OK
 
 
 def baseline_command(args) -> int:

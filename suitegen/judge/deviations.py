@@ -27,7 +27,7 @@ def _disagrees(dev: Deviation, exp: Expectation, value: bool) -> bool:
     """Whether the deviation's observed outcome contradicts this expectation (else it says nothing here);
     ``value``: the case has a value check (a run deviation can say what its run did)."""
     if dev.run:
-        return exp.expect is Expect.RUNTIME or value
+        return exp.expect is Expect.RUNTIME or (value and exp.expect in (Expect.ACCEPT, Expect.WARN))
     if exp.expect in (Expect.ACCEPT, Expect.RUNTIME):
         return not dev.observed.accepted
     if exp.expect is Expect.WARN:

@@ -172,7 +172,12 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     verdict_, why = compare(exp, case, result)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
-    if verdict_ is Verdict.PASS and execution is not None and case.variant.value is not None:
+    covering = [d for d in devs.covering(case, prep.env, deviations, exp) if not d.run] if verdict_ in (
+        Verdict.PASS, Verdict.FAIL) else []
+    if verdict_ is Verdict.PASS and covering:
+        return _stale(covering[0], exp, why)
+    valued = execution is not None and case.variant.value is not None
+    if verdict_ is Verdict.PASS and valued:
         run = _runtime_verdict(prep, case, deviations, execution, execution_skipped)
         return replace(run, reason=f"{why}; value check: {run.reason}")
     if verdict_ is Verdict.PASS and execution is not None and execution.status is not ExecStatus.PASSED:
@@ -180,13 +185,13 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
         loaded = Verdict.UNRESOLVED if execution.status is ExecStatus.TIMED_OUT else Verdict.FAIL
         return Judgement(verdict=loaded, expected=exp, reason=f"{why}, but its module did not load on "
                          f"{execution.gpu or 'the GPU'}: {execution.status.value}: {execution.detail}")
-    covering = [d for d in devs.covering(case, prep.env, deviations, exp) if not d.run] if verdict_ in (
-        Verdict.PASS, Verdict.FAIL) else []
     if not covering:
         return Judgement(verdict=verdict_, reason=why, expected=exp)
-    if verdict_ is Verdict.PASS:
-        return _stale(covering[0], exp, why)
     showing = [d for d in covering if devs.shows_in_build(d, result)]
+    if showing and valued and execution.status is not ExecStatus.PASSED:
+        # a known compile deviation (a warning not given, say) does not excuse a wrong value
+        return Judgement(verdict=Verdict.FAIL, expected=exp, reason=f"known deviation: {why}; but its value "
+                         f"check: {execution.status.value}: {execution.detail}")
     if showing:
         return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp, deviation=showing[0])
     dev = covering[0]

@@ -1,0 +1,137 @@
+"""A support table across toolchains, in the style of cppreference's compiler-support tables: rows are
+sections and their rules, columns are toolchain versions, each cell says how the rule fared there.
+
+Built from run records (one run over several toolchains, or several runs), as one self-contained page
+(history.html.j2, autoescaped) and as markdown for release notes. Changes between neighbouring versions
+come first.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import jinja2
+
+from suitegen.model import Verdict
+
+ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
+                         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+FAILING = (Verdict.FAIL.value, Verdict.XPASS.value, Verdict.UNRESOLVED.value)
+EVIDENCE = 12  # records shown per cell (failures and deviations first)
+MARK = {"pass": "yes", "fail": "FAIL", "deviation": "deviation", "mixed": "partial", "unsupported": "n/a",
+        "none": ""}
+
+
+def status(counts: Mapping[str, int]) -> str:
+    """Return a cell's status from its verdict counts: fail, deviation (known, every judged item), mixed
+    (some items pass, some deviate), pass, unsupported (nothing judged) or none (no items)."""
+    if not counts:
+        return "none"
+    if any(counts.get(v) for v in FAILING):
+        return "fail"
+    passed, deviated = counts.get(Verdict.PASS.value, 0), counts.get(Verdict.XFAIL.value, 0)
+    if passed and deviated:
+        return "mixed"
+    if deviated:
+        return "deviation"
+    return "pass" if passed else "unsupported"
+
+
+@dataclass
+class Cell:
+    """One rule (or section) on one toolchain: verdict counts and the records behind them."""
+
+    counts: Counter = field(default_factory=Counter)
+    records: list = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return status(self.counts)
+
+    def summary(self) -> str:
+        return ", ".join(f"{v} {self.counts[v]}" for v in (x.value for x in Verdict) if self.counts.get(v))
+
+
+@dataclass
+class Row:
+    """A section (``rule`` None) or a rule, with one cell per column."""
+
+    section: str
+    rule: str | None
+    cells: list[Cell]
+
+
+@dataclass
+class Table:
+    """The support table: columns (toolchain label, version), rows by section, and the changes."""
+
+    columns: list[tuple[str, str]]
+    rows: list[Row]
+
+    def changes(self) -> list[tuple[Row, int]]:
+        """Return (rule row, column index) where a rule's status differs from the previous column's."""
+        return [(row, i) for row in self.rows if row.rule for i in range(1, len(self.columns))
+                if row.cells[i].status != row.cells[i - 1].status]
+
+
+def _version(text: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in text.replace("-", ".").split("."))
+
+
+def build(records: Iterable[Mapping], sections: Sequence[str] = ()) -> Table:
+    """Return the table of a set of records (each toolchain one column, oldest version first)."""
+    cols: dict[tuple[str, str], None] = {}
+    cells: dict[tuple[str, str | None], dict[tuple[str, str], Cell]] = defaultdict(lambda: defaultdict(Cell))
+    for r in records:
+        cfg = r["config"]
+        col = (cfg["toolchain"], cfg["nvcc_version"])
+        cols[col] = None
+        for key in ((r["section"], None), (r["section"], r["rule"])):
+            cell = cells[key][col]
+            cell.counts[r["verdict"]] += 1
+            if key[1] is not None:
+                cell.records.append(r)
+    columns = sorted(cols, key=lambda c: (_version(c[1]), c[0]))
+    order = {s: i for i, s in enumerate(sections)}
+    rows = [Row(section=s, rule=rule, cells=[cells[(s, rule)][c] for c in columns])
+            for s, rule in sorted(cells, key=lambda k: (order.get(k[0], len(order)), k[0], k[1] or ""))]
+    return Table(columns=columns, rows=rows)
+
+
+def _evidence(cell: Cell) -> list[dict]:
+    """Return what a cell's panel shows: its records, failures and deviations first."""
+    rank = {v: i for i, v in enumerate((*FAILING, Verdict.XFAIL.value, Verdict.PASS.value))}
+    out = []
+    for r in sorted(cell.records, key=lambda r: (rank.get(r["verdict"], 9), r["case_id"], r["config_id"]))[:EVIDENCE]:
+        obs = r.get("observed") or {}
+        out.append({"case": r["case_id"], "config": r["config_id"], "verdict": r["verdict"], "reason": r["reason"],
+                    "command": " ".join(obs.get("commands", [[]])[0]) if obs.get("commands") else "",
+                    "diagnostics": "\n".join(f"{d['severity']}: {d['message']}" for d in obs.get("diagnostics", [])[:4])})
+    return out
+
+
+def render_page(table: Table, title: str = "suitegen support history") -> str:
+    """Return the self-contained HTML page of a table."""
+    rows = [{"section": row.section, "rule": row.rule,
+             "cells": [{"status": c.status, "mark": MARK[c.status], "summary": c.summary(),
+                        "evidence": _evidence(c) if row.rule else []} for c in row.cells]} for row in table.rows]
+    changes = [{"rule": row.rule, "from": table.columns[i - 1], "to": table.columns[i],
+                "before": row.cells[i - 1].status, "after": row.cells[i].status,
+                "evidence": _evidence(row.cells[i])} for row, i in table.changes()]
+    return ENV.get_template("history.html.j2").render(title=title, columns=table.columns, rows=rows, changes=changes)
+
+
+def render_markdown(table: Table) -> str:
+    """Return the table as markdown (sections and rules; changes between neighbouring versions first)."""
+    head = ["| rule | " + " | ".join(f"{label} {version}" for label, version in table.columns) + " |",
+            "|---|" + "---|" * len(table.columns)]
+    changes = [f"- `{row.rule}`: {table.columns[i - 1][1]} {row.cells[i - 1].status} -> "
+               f"{table.columns[i][1]} {row.cells[i].status}" for row, i in table.changes()]
+    lines = ["## Changes between neighbouring versions", "", *(changes or ["None."]), "", "## Support", "", *head]
+    for row in table.rows:
+        name = f"**{row.section}**" if row.rule is None else f"`{row.rule.split('/', 1)[1]}`"
+        lines.append(f"| {name} | " + " | ".join(
+            f"{MARK[c.status]} ({c.summary()})" if c.counts else "" for c in row.cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,79 @@
+"""The support table across toolchains: statuses, changes between neighbouring versions, page and markdown."""
+import re
+import subprocess
+
+import pytest
+from test_reports import CHROMIUM
+
+from suitegen.report import history
+from suitegen.report.history import build, render_markdown, render_page, status
+
+from conftest import EVIL
+
+
+def rec(version, rule, verdict, config="c++17,sm_90", reason="r"):
+    return {"config": {"toolchain": f"nvcc-{version}", "nvcc_version": version}, "section": rule.split("/")[0],
+            "rule": rule, "verdict": verdict, "case_id": f"{rule}[v]", "config_id": config, "reason": reason,
+            "observed": {"commands": [["nvcc", "-c", "main.cu"]],
+                         "diagnostics": [{"severity": "error", "message": f"bad {EVIL}"}]}}
+
+
+RECORDS = [
+    rec("13.0.88", "demo/a", "PASS"), rec("13.0.88", "demo/a", "XFAIL", "c++20,sm_90"),
+    rec("13.5.37", "demo/a", "PASS"), rec("13.5.37", "demo/a", "FAIL", "c++20,sm_90", reason=EVIL),
+    rec("13.2.51", "demo/a", "PASS"), rec("13.2.51", "demo/a", "XFAIL", "c++20,sm_90"),
+    rec("13.0.88", "demo/b", "UNSUPPORTED"), rec("13.2.51", "demo/b", "PASS"), rec("13.5.37", "demo/b", "PASS"),
+]
+
+
+def test_cell_status_from_verdict_counts():
+    assert status({}) == "none" and status({"UNSUPPORTED": 2}) == "unsupported"
+    assert status({"PASS": 2, "UNSUPPORTED": 1}) == "pass" and status({"XFAIL": 1}) == "deviation"
+    assert status({"PASS": 1, "XFAIL": 1}) == "mixed"
+    assert all(status({"PASS": 5, v: 1}) == "fail" for v in ("FAIL", "XPASS", "UNRESOLVED"))
+
+
+def test_columns_are_versions_in_order_and_changes_come_between_neighbours():
+    table = build(RECORDS, ["demo"])
+    assert [v for _, v in table.columns] == ["13.0.88", "13.2.51", "13.5.37"], "by version, not by name"
+    assert [(r.section, r.rule) for r in table.rows] == [("demo", None), ("demo", "demo/a"), ("demo", "demo/b")]
+    changes = {(row.rule, table.columns[i][1]) for row, i in table.changes()}
+    assert changes == {("demo/a", "13.5.37"), ("demo/b", "13.2.51")}
+    md = render_markdown(table)
+    assert md.index("Changes between neighbouring versions") < md.index("## Support")
+    assert "- `demo/a`: 13.2.51 mixed -> 13.5.37 fail" in md
+    assert "| `a` | partial (PASS 1, XFAIL 1) | partial (PASS 1, XFAIL 1) | FAIL (PASS 1, FAIL 1) |" in md
+
+
+def test_the_page_escapes_and_shows_evidence_failures_first():
+    page = render_page(build(RECORDS, ["demo"]))
+    assert EVIL not in page and "&lt;/script&gt;" in page
+    first = page.index("<details><summary>FAIL</summary>")
+    assert page.index("FAIL demo/a[v] [c++20,sm_90]", first) < page.index("PASS demo/a[v] [c++17,sm_90]", first)
+    assert page.count('class="change"') == 2
+
+
+@pytest.mark.skipif(not CHROMIUM, reason="needs Debian's chromium (apt-get install chromium)")
+def test_the_page_renders_in_headless_chromium(tmp_path):
+    path = tmp_path / "history.html"
+    path.write_text(render_page(build(RECORDS, ["demo"])))
+    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", path.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    dom = proc.stdout
+    assert '<table id="history">' in dom, proc.stderr[-2000:]
+    assert len(re.findall(r'<td class="s-fail">', dom)) == 2, "demo/a and its section on 13.5"
+    assert len(re.findall(r'<li class="change">', dom)) == 2
+    assert "onerror=alert" not in dom.replace("onerror=alert(1)&gt;", "")
+    assert history.MARK["mixed"] in dom
+
+
+def test_history_collects_existing_runs(run_folder, tmp_path, capsys):
+    from suitegen.frontends.cli import main
+    out = tmp_path / "history"
+    assert main(["history", str(run_folder), "--out", str(out)]) == 0
+    assert "1 toolchains" in capsys.readouterr().out
+    md = (out / "history.md").read_text()
+    assert "**demo**" in md and "| `no-long-double` |" in md
+    assert '<table id="history">' in (out / "history.html").read_text()
