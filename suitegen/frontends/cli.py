@@ -84,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     his.add_argument("--out", metavar="DIR", help="where history.html and history.md go (default "
                      "reports/history-<time>)")
 
+    bis = sub.add_parser("bisect", help="every release boundary where the selected cases' verdict, outcome, "
+                         "phase or diagnostic changed (installs and runs every release in the range)")
+    bis.add_argument("pattern", help="glob over rule ids or section keys (as --rules)")
+    bis.add_argument("--from", dest="low", required=True, metavar="VERSION", help="oldest release, e.g. 13.0.48")
+    bis.add_argument("--to", dest="high", required=True, metavar="VERSION", help="newest release, e.g. 13.5.37")
+    bis.add_argument("--std", default="c++17", help="-std levels, comma-separated (default c++17)")
+    bis.add_argument("--arch", default="sm_90", help="arch targets, comma-separated (default sm_90)")
+    bis.add_argument("--flags", default=None, help="an extra flag set")
+    bis.add_argument("--out", metavar="DIR", help="the runs' folders (default reports/bisect-<time>)")
+
     base = sub.add_parser("baseline", help="accepted results to compare nightly runs with")
     bsub = base.add_subparsers(dest="baseline_command", required=True)
     bsave = bsub.add_parser("save", help="save a run's results as a baseline")
@@ -111,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = {"run": run_command, "rules": rules_command, "generate": generate_command,
                "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
-               "baseline": baseline_command, "history": history_command, "report": report_command, "merge": merge_command,
+               "baseline": baseline_command, "bisect": bisect_command, "history": history_command, "report": report_command, "merge": merge_command,
                "junit": junit_command}[args.command]
     try:
         return command(args)
@@ -313,6 +323,33 @@ def history_command(args) -> int:
     print(f"{len(table.columns)} toolchains, {sum(1 for r in table.rows if r.rule)} rules, "
           f"{len(table.changes())} changes between neighbouring versions: {out / 'history.html'}, "
           f"{out / 'history.md'}")
+    return EXIT_OK
+
+
+def bisect_command(args) -> int:
+    """Run the selected cases on every release in the range and print each change at its boundary."""
+    import time
+
+    from suitegen import resources
+    from suitegen.engine.bisect import bisect
+    out = Path(args.out or resources.REPORTS / f"bisect-{time.strftime('%Y%m%d-%H%M%S')}")
+
+    def run(name: str, folder: Path) -> list[dict]:
+        argv = ["run", "--nvcc", name, "--rules", args.pattern, "--std", args.std, "--arch", args.arch,
+                "--out", str(folder), "-q", *(["--flags", args.flags] if args.flags else [])]
+        print(f"suitegen bisect: running {name}", file=sys.stderr)
+        if main(argv) not in (EXIT_OK, EXIT_FAIL):
+            raise ToolchainError(f"the run with {name} did not finish (see {folder})")
+        return load_results(str(folder))[0]
+
+    versions, found, items = bisect(args.pattern, args.low, args.high, run, out)
+    print(f"{len(versions)} releases from {versions[0]} to {versions[-1]} ({', '.join(versions)}), "
+          f"{items} items each; runs in {out}")
+    if not found:
+        print(f"nothing changed in the range: every item has the same verdict, outcome, phase, first "
+              f"diagnostic and run status on all {len(versions)} releases")
+    for b in found:
+        print(b.describe())
     return EXIT_OK
 
 

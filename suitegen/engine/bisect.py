@@ -1,0 +1,85 @@
+"""``suitegen bisect``: every release boundary in a range where a selected case's behaviour changed.
+
+Every release in the range is installed (the same pinned install as ``toolchain add``) and run: behaviour
+can change and change back, so a binary search could miss a flip; testing each release cannot. A change is
+any difference in a (case, matrix point)'s verdict, outcome, phase, first diagnostic or run status.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from suitegen.build import registry
+from suitegen.build.toolchain import ToolchainError
+from suitegen.report import diff
+
+FIELDS = ("verdict", "outcome", "phase", "number", "message", "run")
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+def releases(low: str, high: str, runner=subprocess.run) -> list[str]:
+    """Return the nvcc releases the package index has from ``low`` to ``high`` (inclusive), oldest first."""
+    proc = runner([sys.executable, "-m", "pip", "index", "versions", registry.PACKAGE, "--disable-pip-version-check"],
+                  capture_output=True, text=True)
+    found = re.search(r"Available versions: (.*)", proc.stdout or "")
+    if proc.returncode != 0 or not found:
+        raise ToolchainError(f"cannot list {registry.PACKAGE} releases from the package index: "
+                             + " / ".join((proc.stderr or proc.stdout or "").strip().splitlines()[-2:]))
+    every = [v.strip() for v in found.group(1).split(",") if re.fullmatch(r"\d+\.\d+\.\d+", v.strip())]
+    out = sorted((v for v in every if version_key(low) <= version_key(v) <= version_key(high)), key=version_key)
+    if not out:
+        raise ToolchainError(f"no {registry.PACKAGE} release from {low} to {high} (the index has {', '.join(every)})")
+    return out
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """One (case, matrix point) whose behaviour differs between two neighbouring releases."""
+
+    key: tuple  # case id, std, arch, flags
+    before: str
+    after: str
+    old: dict  # diff.signature of each side
+    new: dict
+
+    def describe(self) -> str:
+        changed = [f for f in FIELDS if self.old.get(f) != self.new.get(f)]
+        lines = [f"{self.key[0]} [{' '.join(k for k in self.key[1:] if k)}]: {self.before} -> {self.after} "
+                 f"changed {', '.join(changed)}"]
+        for side, sig in (("before", self.old), ("after", self.new)):
+            lines.append(f"    {side}: {sig.get('verdict')} {sig.get('outcome')} {sig.get('phase') or ''} "
+                         f"{'#' + str(sig['number']) + ' ' if sig.get('number') else ''}{sig.get('message') or ''}"
+                         f"{' run ' + sig['run'] if sig.get('run') else ''}".rstrip())
+        return "\n".join(lines)
+
+
+def boundaries(runs: Sequence[tuple[str, Sequence[Mapping]]]) -> list[Boundary]:
+    """Return every change between neighbouring releases (``runs``: (version, records), oldest first)."""
+    out = []
+    for (v0, a), (v1, b) in zip(runs, runs[1:]):
+        old = {diff.key(r): diff.signature(r) for r in a}
+        new = {diff.key(r): diff.signature(r) for r in b}
+        for k in sorted(old.keys() & new.keys()):
+            if any(old[k].get(f) != new[k].get(f) for f in FIELDS):
+                out.append(Boundary(key=k, before=v0, after=v1, old=old[k], new=new[k]))
+    return out
+
+
+def bisect(pattern: str, low: str, high: str, run: Callable[[str, Path], list[dict]], out: Path,
+           add: Callable[[str], dict] = registry.add, listing=releases) -> tuple[list[str], list[Boundary], int]:
+    """Install and run every release from ``low`` to ``high`` on the cases ``pattern`` selects; return the
+    releases, the boundaries and how many items each release judged. ``run(toolchain name, folder)`` runs
+    the selection and returns its records."""
+    versions = listing(low, high)
+    runs = []
+    for version in versions:
+        name = add(version)["name"]
+        runs.append((version, run(name, out / version)))
+    return versions, boundaries(runs), len(runs[0][1]) if runs else 0
