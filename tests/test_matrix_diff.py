@@ -66,6 +66,8 @@ def test_registry_add_and_resolve(tmp_path, monkeypatch, fake_nvcc):
         target.mkdir(parents=True)
         (target / "nvcc").write_text(source.read_text())
         (target / "nvcc").chmod(0o755)
+        (target / "nvcc.profile").write_text('LIBRARIES =+ "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"\n')
+        (target.parent / "lib").mkdir()
         assert "nvidia-cuda-nvcc==13.5.37" in argv and "nvidia-nvvm==13.5.*" in argv
         calls.append(argv)
         return subprocess.CompletedProcess(argv, 0, "", "")
@@ -73,6 +75,8 @@ def test_registry_add_and_resolve(tmp_path, monkeypatch, fake_nvcc):
     calls = []
     entry = registry.add("13.5.37", runner=fake_pip)
     assert entry["name"] == "nvcc-13.5.37" and entry["nvcc"].endswith("cu13/bin/nvcc")
+    top = tmp_path / "cache" / "toolchains" / "13.5.37" / "nvidia" / "cu13"
+    assert (top / "lib64").resolve() == (top / "lib").resolve(), "nvcc.profile's lib64 finds the wheel's lib"
     assert registry.add("13.5.37", runner=fake_pip) == entry and len(calls) == 1, "installed once"
     assert registry.resolve("13.5.37") == entry["nvcc"] == registry.resolve("nvcc-13.5.37")
     assert registry.resolve("/some/path/nvcc") == "/some/path/nvcc"

@@ -77,12 +77,26 @@ def add(version: str, runner=subprocess.run) -> dict:
         if not found:
             raise ToolchainError(f"{PACKAGE}=={version} installed into {target} but holds no bin/nvcc")
         marker.write_text(json.dumps(reqs))
+    _library_dir(found[0].parent.parent)
     tc = probe(str(found[0]), name=f"nvcc-{version}")
     entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint}
     reg = load_registry()
     reg[tc.name] = entry
     _save_registry(reg)
     return {"name": tc.name, **entry}
+
+
+def _library_dir(top: Path) -> None:
+    """Let nvcc find the wheel's libraries: the nvcc.profile of releases up to 13.2.51 looks in
+    ``lib$(_TARGET_SIZE_)`` (lib64, as in a full toolkit) while their wheels put libcudadevrt.a and
+    libcudart in ``lib``; without a lib64 link every program fails to link (-lcudadevrt not found)."""
+    profile = top / "bin" / "nvcc.profile"
+    lib64, lib = top / "lib64", top / "lib"
+    try:
+        if "lib$(_TARGET_SIZE_)" in profile.read_text() and lib.is_dir() and not lib64.exists():
+            lib64.symlink_to("lib")
+    except OSError:
+        pass  # a read-only or odd install: programs then fail to link, and the run says so
 
 
 def read_toolchains_file(path: Path | str) -> list[tuple[str, str, str | None]]:
