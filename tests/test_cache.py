@@ -5,6 +5,7 @@ import sys
 from dataclasses import replace
 
 from suitegen.build import cache
+from suitegen.build.toolchain import identity
 from suitegen.model import CompileResult, Outcome, Phase, Toolchain
 
 from conftest import REPO
@@ -70,3 +71,16 @@ def test_a_warm_rerun_builds_nothing(fake_nvcc, mini_oracle, tmp_path):
     assert verdicts(first) == verdicts(second)
     again, third = run("nocache", "--no-cache")
     assert again == cold and not any(r["observed"]["cached"] for r in third)
+
+
+def test_the_fingerprint_covers_the_library_folders_a_link_searches(tmp_path):
+    """A toolkit whose library folder appears (toolchain add's lib64 link) gets another fingerprint, so the
+    build cache does not serve it the link failures of before."""
+    nvcc = tmp_path / "bin" / "nvcc"
+    nvcc.parent.mkdir()
+    nvcc.write_text(f'#!/bin/sh\necho \'#$ LIBRARIES=  "-L{tmp_path}/lib64"\'\n')
+    nvcc.chmod(0o755)
+    before = identity(nvcc, "g++")["libraries"]
+    (tmp_path / "lib64").mkdir()
+    (tmp_path / "lib64" / "libcudadevrt.a").write_bytes(b"!<arch>\n")
+    assert identity(nvcc, "g++")["libraries"] != before

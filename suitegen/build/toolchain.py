@@ -90,15 +90,16 @@ def host_compiler_for(flags: Iterable[str] = ()) -> str:
 
 
 TOOLS = ("nvcc", "cudafe++", "ptxas", "fatbinary", "nvlink")
-DRYRUN_VARS = re.compile(r'^#\$ (_HERE_|CICC_PATH|INCLUDES|SYSTEM_INCLUDES)=(.*)$', re.M)
+DRYRUN_VARS = re.compile(r'^#\$ (_HERE_|CICC_PATH|INCLUDES|SYSTEM_INCLUDES|LIBRARIES)=(.*)$', re.M)
 
 
 def identity(nvcc: Path, host: str) -> dict[str, str]:
     """Return hashes of what a build really runs and reads, as ``nvcc --dryrun`` names it.
 
     nvcc may be a wrapper script: its dry run names the real bin folder, cicc's folder and the include
-    folders. The real tools are hashed by content, the headers by name, size and time (cheap, and any
-    reinstall changes them), and the host compiler by its driver and its C++ front end (cc1plus).
+    and library folders. The real tools are hashed by content, the headers and libraries by name, size
+    and time (cheap, and any reinstall changes them), and the host compiler by its driver and its C++
+    front end (cc1plus).
     """
     with tempfile.TemporaryDirectory(prefix="suitegen-id-") as tmp:
         (Path(tmp) / "id.cu").write_text("__global__ void k() {}\n")
@@ -120,6 +121,9 @@ def identity(nvcc: Path, host: str) -> dict[str, str]:
     includes = re.findall(r'(?:-I|-isystem" ")"?([^" ]+)', found.get("INCLUDES", "") + " " +
                           found.get("SYSTEM_INCLUDES", ""))
     hashes["headers"] = _tree_stamp(sorted(set(includes)))
+    # the libraries a link finds (libcudadevrt, libcudart): a toolkit whose library folder appears or
+    # changes (toolchain add's lib64 link) must not be served the old link results from the build cache
+    hashes["libraries"] = _tree_stamp(sorted(set(re.findall(r'-L"?([^" ]+)', found.get("LIBRARIES", "")))))
     hashes["host"] = _host_hash(host)
     return hashes
 
