@@ -157,3 +157,11 @@ def test_temporary_file_names_are_not_a_change():
     a = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in '/tmp/tmpxft_00003dd8_00000000-15_main.o'")]
     b = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in '/tmp/tmpxft_00001f9a_00000000-15_main.o'")]
     assert not diff.compare(a, b).changes
+
+
+def test_messages_compare_without_the_batch_member_a_case_was():
+    norm = diff._normalize
+    a = 'calling a constexpr __device__ function("_ZN5sg_b66squareE1?") (defined at sg_b6/main.cu:3)'
+    b = 'calling a constexpr __device__ function("_ZN6sg_b416squareE1?") (defined at sg_b41/main.cu:3)'
+    assert norm(a) == norm(b) == 'calling a constexpr __device__ function("_ZN6squareE1?") (defined at main.cu:3)'
+    assert norm("/tmp/tmpxft_00ab12_00000000-11_main.o: error") == "<tmp>_main.o: error"

@@ -20,11 +20,21 @@ def key(r: Mapping) -> tuple:
 
 
 TEMP_NAMES = re.compile(r"/tmp/tmpxft_[0-9a-f_]+-\d+_")
+MANGLED_MEMBER = re.compile(r"(?<=_ZN)([5-7])sg_b(\d+)")  # a batch member's namespace, length-prefixed
+MEMBER_FOLDER = re.compile(r"\bsg_b\d+/")
+
+
+def _drop_member(m: re.Match) -> str:
+    """Drop ``<n>sg_bK`` from a mangled name, keeping the digits after K (the next name's length)."""
+    return m.group(2)[int(m.group(1)) - len("sg_b"):]
 
 
 def _normalize(message: str | None) -> str | None:
-    """Drop what changes from run to run (nvcc's temporary file names) from a message."""
-    return TEMP_NAMES.sub("<tmp>_", message) if message else message
+    """Drop what changes from run to run from a message: nvcc's temporary file names, and which batch
+    member a case was (its namespace in a mangled name, its folder in a file name)."""
+    if not message:
+        return message
+    return MEMBER_FOLDER.sub("", MANGLED_MEMBER.sub(_drop_member, TEMP_NAMES.sub("<tmp>_", message)))
 
 
 def signature(r: Mapping) -> dict:
