@@ -124,6 +124,21 @@ def isolated_cache(monkeypatch, _session_cache):
 MINI_SECTIONS = '[sections]\ndemo = "A demo section"\n'
 
 
+# Planted faults: the real nvcc behind a wrapper that edits each .cu source before compiling it.
+MULTIPLY_TO_ADD = 's| \\* | + |g'  # every multiplication in the source becomes an addition
+DIVISION_TO_MULTIPLY = 's| / | * |g'  # every division becomes a multiplication
+
+
+def real_nvcc_behind(folder: Path, edit: str = "", flags: str = "") -> Path:
+    """Write an nvcc wrapper into ``folder``: it applies the sed script ``edit`` to every .cu argument and runs
+    the real nvcc with ``flags`` appended."""
+    edits = f'for a in "$@"; do case "$a" in *.cu) sed -i "{edit}" "$a";; esac; done\n' if edit else ""
+    nvcc = folder / "nvcc"
+    nvcc.write_text(f'#!/bin/sh\n{edits}exec {shutil.which("nvcc")} "$@"{" " + flags if flags else ""}\n')
+    nvcc.chmod(0o755)
+    return nvcc
+
+
 def write_demo_oracle(root: Path, rules_toml: str, templates: dict[str, str]) -> tuple[Path, Path]:
     """Write a one-section oracle ('demo') and its templates under ``root``; return (oracle, templates).
 

@@ -8,7 +8,7 @@ import pytest
 
 from suitegen.execute.gpus import detect_gpu
 
-from conftest import REPO, needs_nvcc, write_demo_oracle
+from conftest import DIVISION_TO_MULTIPLY, MULTIPLY_TO_ADD, REPO, needs_nvcc, real_nvcc_behind, write_demo_oracle
 
 GPU = detect_gpu()
 pytestmark = [needs_nvcc, pytest.mark.gpu,
@@ -65,9 +65,8 @@ def test_fault_and_hang_fail_alone(planted, tmp_path):
 
 
 # Toolchains with a planted arithmetic fault: the real nvcc behind a wrapper.
-FAST_MATH = '#!/bin/sh\nexec {nvcc} "$@" --use_fast_math\n'  # --ftz=true --prec-div=false --prec-sqrt=false
-DIVISION_EDITED = '#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) sed -i "s| / | * |g" "$a";; esac; done\n' \
-                  'exec {nvcc} "$@"\n'  # every division in the source becomes a multiplication
+FAST_MATH = {"flags": "--use_fast_math"}  # --ftz=true --prec-div=false --prec-sqrt=false
+DIVISION_EDITED = {"edit": DIVISION_TO_MULTIPLY}
 
 
 @pytest.mark.parametrize("wrapper, failing, passing", [
@@ -80,9 +79,7 @@ DIVISION_EDITED = '#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) sed -i "s| / 
      ["host-device-agreement[run-double]", "device-arithmetic-semantics[run-unsigned]"]),
 ])
 def test_planted_arithmetic_faults_fail(tmp_path, wrapper, failing, passing):
-    nvcc = tmp_path / "nvcc"
-    nvcc.write_text(wrapper.format(nvcc=shutil.which("nvcc")))
-    nvcc.chmod(0o755)
+    nvcc = real_nvcc_behind(tmp_path, **wrapper)
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--no-cache", "--std", "c++20",
                            "--arch", "sm_90", "--rules", "execution-space-specifiers/host-device-agreement", "--rules",
@@ -132,19 +129,13 @@ __global__ void sg_kernel(int *out) {
   *out = a * 7;  // 6 * 7 = 42
 }
 '''
-PRODUCT_EDITED = '#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) sed -i "s| \\* | + |g" "$a";; esac; done\n' \
-                 'exec {nvcc} "$@"\n'  # every multiplication in the source becomes an addition
 
 
-@pytest.mark.parametrize("wrapper", [None, PRODUCT_EDITED])
+@pytest.mark.parametrize("wrapper", [None, MULTIPLY_TO_ADD])
 def test_value_checks_on_the_gpu_fail_alone_and_catch_a_planted_edit(tmp_path, wrapper):
     """Batched value kernels: a fault fails its member alone; an edited product fails every member."""
     orc, tpl = write_demo_oracle(tmp_path, VALUE_RULES, {"product.cu.j2": VALUE_KERNEL})
-    nvcc = shutil.which("nvcc")
-    if wrapper:
-        nvcc = tmp_path / "nvcc"
-        nvcc.write_text(wrapper.format(nvcc=shutil.which("nvcc")))
-        nvcc.chmod(0o755)
+    nvcc = real_nvcc_behind(tmp_path, wrapper) if wrapper else shutil.which("nvcc")
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "--oracle", str(orc), "--templates", str(tpl),
                            "--nvcc", str(nvcc), "--no-cache", "--std", "c++17", "--arch", "sm_90", "--out", str(out),

@@ -6,7 +6,6 @@ FAIL; the device side's plumbing runs with a fake GPU worker (tests/test_gpu.py 
 """
 import dataclasses
 import json
-import shutil
 import subprocess
 import sys
 
@@ -20,7 +19,7 @@ from suitegen.execute.gpus import GpuPool
 from suitegen.model import ExecStatus, Verdict
 from suitegen.oracle.loader import OracleError, load
 
-from conftest import needs_nvcc, write_demo_oracle
+from conftest import MULTIPLY_TO_ADD, needs_nvcc, real_nvcc_behind, write_demo_oracle
 
 RULES = '''
 section = "demo"
@@ -44,8 +43,6 @@ TEMPLATE = '''\
   *out = a * 7 + {{ n }};  // 6 * 7 + n: each member its own value
 }
 '''
-# The real nvcc behind a wrapper that turns every multiplication in the source into an addition.
-PLANTED = '#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) sed -i "s| \\* | + |g" "$a";; esac; done\nexec {nvcc} "$@"\n'
 FAKE_WORKER = '''
 import json, sys
 for line in sys.stdin:
@@ -110,7 +107,8 @@ def test_host_values_run_on_the_host_alone_and_batched(tmp_path):
         session.close()
     for rec in [alone, *batched]:
         assert rec.judgement.verdict is Verdict.PASS, rec.judgement.reason
-        assert rec.execution.status is ExecStatus.PASSED and rec.execution.detail == f"out[0] == {rec.case.variant.value}"
+        assert rec.execution.status is ExecStatus.PASSED
+        assert rec.execution.detail == f"out[0] == {rec.case.variant.value}", "each member its own value"
         assert rec.behaviour["check"] == "semantic" and rec.behaviour["ran"]
     assert all(r.batch["how"] == "batch" for r in batched)
 
@@ -118,9 +116,7 @@ def test_host_values_run_on_the_host_alone_and_batched(tmp_path):
 @needs_nvcc
 @pytest.mark.nvcc
 def test_a_planted_arithmetic_fault_fails_the_host_value_check(tmp_path):
-    nvcc = tmp_path / "nvcc"
-    nvcc.write_text(PLANTED.format(nvcc=shutil.which("nvcc")))
-    nvcc.chmod(0o755)
+    nvcc = real_nvcc_behind(tmp_path, MULTIPLY_TO_ADD)
     session, cfg, _ = _session(tmp_path, *_oracle(tmp_path), nvcc=(str(nvcc),))
     try:
         recs = run_batch(session, session.cases, cfg)

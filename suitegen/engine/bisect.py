@@ -72,11 +72,11 @@ def boundaries(runs: Sequence[tuple[str, Sequence[Mapping]]]) -> list[Boundary]:
     return out
 
 
-def bisect(pattern: str, low: str, high: str, run: Callable[[str, Path], list[dict]], out: Path,
+def bisect(low: str, high: str, run: Callable[[str, Path], list[dict]], out: Path,
            add: Callable[[str], dict] = registry.add, listing=releases) -> tuple[list[str], list[Boundary], int]:
-    """Install and run every release from ``low`` to ``high`` on the cases ``pattern`` selects; return the
-    releases, the boundaries and how many items each release judged. ``run(toolchain name, folder)`` runs
-    the selection and returns its records."""
+    """Install and run every release from ``low`` to ``high``; return the releases, the boundaries and how
+    many items each release judged. ``run(toolchain name, folder)`` runs the selected cases and returns
+    their records."""
     versions = listing(low, high)
     runs = []
     for version in versions:

@@ -299,13 +299,12 @@ def diff_command(args) -> int:
 
 def history_command(args) -> int:
     """Collect the given runs (or run the profile over the toolchains) and write the support table."""
-    import time
-
     from suitegen import resources
     from suitegen.build.registry import load_registry
     from suitegen.oracle.loader import load
     from suitegen.report import history
-    out = Path(args.out or resources.REPORTS / f"history-{time.strftime('%Y%m%d-%H%M%S')}")
+    from suitegen.report.run_folder import new_run_id
+    out = Path(args.out or resources.REPORTS / f"history-{new_run_id()}")
     runs = list(args.runs)
     if not runs:
         nvccs = args.nvcc or ["nvcc", *sorted(load_registry())]
@@ -328,11 +327,10 @@ def history_command(args) -> int:
 
 def bisect_command(args) -> int:
     """Run the selected cases on every release in the range and print each change at its boundary."""
-    import time
-
     from suitegen import resources
     from suitegen.engine.bisect import bisect
-    out = Path(args.out or resources.REPORTS / f"bisect-{time.strftime('%Y%m%d-%H%M%S')}")
+    from suitegen.report.run_folder import new_run_id
+    out = Path(args.out or resources.REPORTS / f"bisect-{new_run_id()}")
 
     def run(name: str, folder: Path) -> list[dict]:
         argv = ["run", "--nvcc", name, "--rules", args.pattern, "--std", args.std, "--arch", args.arch,
@@ -342,7 +340,7 @@ def bisect_command(args) -> int:
             raise ToolchainError(f"the run with {name} did not finish (see {folder})")
         return load_results(str(folder))[0]
 
-    versions, found, items = bisect(args.pattern, args.low, args.high, run, out)
+    versions, found, items = bisect(args.low, args.high, run, out)
     print(f"{len(versions)} releases from {versions[0]} to {versions[-1]} ({', '.join(versions)}), "
           f"{items} items each; runs in {out}")
     if not found:
