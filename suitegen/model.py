@@ -385,6 +385,7 @@ class ExecStatus(enum.Enum):
     FAILED = "failed"  # ran, and its own checks (or a CUDA error it caught) failed
     CRASHED = "crashed"  # killed by a signal or exited without a result line
     TIMED_OUT = "timed-out"
+    NOT_RUN = "not-run"  # nothing was launched: the GPU can run none of the module's images
 
 
 @dataclass(**FROZEN)
@@ -398,11 +399,12 @@ class ExecResult:
     duration: float
     gpu: str
     command: tuple[str, ...]
+    loaded: str = ""  # for a module: what the driver runs of it on this GPU (see execute.images.loaded_code)
 
     def to_json(self) -> dict:
         return {"status": self.status.value, "exit_code": self.exit_code, "detail": self.detail,
                 "output": self.output[-4000:], "duration": round(self.duration, 3), "gpu": self.gpu,
-                "command": list(self.command)}
+                "command": list(self.command), **({"loaded": self.loaded} if self.loaded else {})}
 
 
 @dataclass(**FROZEN)

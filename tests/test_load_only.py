@@ -18,6 +18,8 @@ from suitegen.engine.item import run_batch, run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuPool
+from suitegen.execute.images import module_targets
+from suitegen.judge.behaviour import tally
 from suitegen.model import ExecStatus, Verdict
 
 from conftest import needs_nvcc
@@ -111,3 +113,48 @@ def test_a_batch_loads_its_module_once_for_all_members(base, tmp_path):
     assert all(r.execution.status is ExecStatus.PASSED and r.behaviour["ran"] for r in recs)
     assert len(log.read_text().splitlines()) == 1, "one load per batch module"
     assert json.loads(json.dumps(recs[0].to_json()))["behaviour"]["check"] == "load-only"
+
+
+def _rdc(case):
+    return dataclasses.replace(case, variant=dataclasses.replace(case.variant, flags=(*case.variant.flags,
+                                                                                      "-rdc=true")))
+
+
+def test_module_targets_reads_what_a_real_fatbin_holds(base, tmp_path):
+    cfg = _config(base)
+    (tmp_path / "main.cu").write_text("__global__ void k(int *o) { *o = 1; }\n")
+    out = {}
+    for name, arch in (("one", ["-arch=sm_80"]), ("two", ["-gencode", "arch=compute_80,code=sm_80", "-gencode",
+                                                          "arch=compute_90,code=[sm_90,compute_90]"])):
+        subprocess.run([cfg.toolchain.nvcc, *arch, "-fatbin", "main.cu", "-o", f"{name}.fatbin"], cwd=tmp_path,
+                       check=True, capture_output=True)
+        out[name] = module_targets((tmp_path / f"{name}.fatbin").read_bytes())
+    assert out == {"one": ["sm_80", "compute_80"], "two": ["sm_80", "sm_90", "compute_90"]}
+    assert module_targets(b"not a fatbin at all") is None
+
+
+def test_a_relocatable_objects_module_keeps_the_kernels_host_code_does_not_launch(base, tmp_path):
+    # nvlink drops kernels the host code does not reference unless told to ignore that record: a value
+    # kernel, which only the driver launches, would be missing from the module
+    case = dataclasses.replace(_positives(base)[0])
+    text = case.files["main.cu"] + "\n__global__ void sg_unlaunched(int *o) { *o = 3; }\n" \
+        "__global__ void sg_launched(int *o) { *o = 4; }\nvoid go(int *o) { sg_launched<<<1, 1>>>(o); }\n"
+    case = _rdc(dataclasses.replace(case, files={"main.cu": text}))
+    cfg = _config(base)
+    result = compile_case(case, cfg, tmp_path, image=True)
+    assert result.outcome.accepted
+    image = (tmp_path / MODULE).read_bytes()
+    assert b"_Z11sg_launchedPi" in image and b".text._Z13sg_unlaunchedPi" in image
+
+
+def test_a_module_the_gpu_cannot_run_is_not_run_and_says_why(base, tmp_path):
+    # an -rdc=true object for sm_80: its device-linked module holds sm_80 SASS only, which a 9.0 GPU cannot run
+    session, log = _with_gpu(base, tmp_path)
+    try:
+        rec = run_one(session, _rdc(_positives(base)[0]), _config(base))
+    finally:
+        session.close()
+    assert rec.execution.status is ExecStatus.NOT_RUN and not log.exists(), "nothing sent to the GPU"
+    assert rec.judgement.verdict is Verdict.PASS and "holds sm_80, nothing GPU 0" in rec.judgement.reason
+    assert rec.behaviour["ran"] is False and "sm_80" in rec.behaviour["not_run"]
+    assert tally([rec.to_json()])["load-only not run"] == 1

@@ -94,12 +94,16 @@ DLINK_LOG = "dlink.log"  # what nvcc -dlink said when it made no module
 def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
     """Return the device module of an accepted build: the fatbin its object or program embeds (a program
     with relocatable device code embeds its device-linked image there), or for a relocatable object
-    (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it."""
+    (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it.
+
+    That device link ignores the object's record of which kernels its host code references: nvlink
+    otherwise drops the others (a value kernel, which only the driver launches) from the linked image."""
     out = folder / argv[argv.index("-o") + 1]
     if "rdc" not in flag_features(argv) or "-c" not in argv:
         return module_image(out)
     head = [a for a in argv[:argv.index("-c")] if a != "-v"]
-    done = procs.run([*head, "-dlink", out.name, "-o", DLINKED], timeout=timeout, cwd=folder)
+    done = procs.run([*head, "-dlink", "-Xnvlink", "--ignore-host-info", out.name, "-o", DLINKED],
+                     timeout=timeout, cwd=folder)
     if done.returncode == 0 and not done.timed_out:
         return module_image(folder / DLINKED)
     (folder / DLINK_LOG).write_text(done.output or f"nvcc -dlink exited {done.returncode}")

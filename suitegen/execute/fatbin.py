@@ -18,6 +18,7 @@ from pathlib import Path
 from suitegen import procs
 from suitegen.build.batch import member_namespace
 from suitegen.execute.gpus import GpuPool
+from suitegen.execute.images import compute_capability, loaded_code, module_targets, runs_on
 from suitegen.model import ExecResult, ExecStatus
 
 VALUE_KERNELS = ("sg_kernel", "use")  # a case's value kernel: __global__ void NAME(int *out)
@@ -30,6 +31,15 @@ def value_kernels(member: int | None) -> list[str]:
         return [f"_Z{len(n)}{n}Pi" for n in VALUE_KERNELS]
     ns = member_namespace(member)
     return [f"_ZN{len(ns)}{ns}{len(n)}{n}EPi" for n in VALUE_KERNELS]
+
+
+def _images(module: Path) -> list[str] | None:
+    """Return the images a module file holds (see images.module_targets); None where it is no fatbin."""
+    try:
+        data = module.read_bytes()
+    except OSError:
+        return None
+    return module_targets(data)
 
 
 class FatbinRunner:
@@ -54,7 +64,8 @@ class FatbinRunner:
 
     def run(self, module: Path, check) -> ExecResult:
         """Launch one module's kernel as ``check`` says and compare with its expected values."""
-        result = self._ask(check.request(str(module)), ("suitegen.execute.gpu_worker", str(module), check.kernel))
+        result = self._ask(check.request(str(module)), ("suitegen.execute.gpu_worker", str(module), check.kernel),
+                           module)
         if result.status is not ExecStatus.PASSED:
             return result
         bad = check.mismatches(json.loads(result.output)["out"])
@@ -66,7 +77,7 @@ class FatbinRunner:
         thread, must store ``expected`` in out[0]."""
         kernels = value_kernels(member)
         result = self._ask({"value": str(module), "kernels": kernels},
-                           ("suitegen.execute.gpu_worker", "--value", str(module), kernels[0]))
+                           ("suitegen.execute.gpu_worker", "--value", str(module), kernels[0]), module)
         if result.status is not ExecStatus.PASSED:
             return result
         got = json.loads(result.output)["out"]
@@ -80,11 +91,19 @@ class FatbinRunner:
 
     def load(self, module: Path) -> ExecResult:
         """Load a module on the GPU, every kernel resolved (PTX JIT-compiled where needed); run nothing."""
-        return self._ask({"load": str(module)}, ("suitegen.execute.gpu_worker", "--load", str(module)))
+        return self._ask({"load": str(module)}, ("suitegen.execute.gpu_worker", "--load", str(module)), module)
 
-    def _ask(self, request: dict, argv: tuple[str, ...]) -> ExecResult:
-        """Send one request to this thread's worker; PASSED with the reply as output, or why not."""
+    def _ask(self, request: dict, argv: tuple[str, ...], module: Path) -> ExecResult:
+        """Send one request to this thread's worker; PASSED with the reply as output, or why not. A module
+        holding no image this worker's GPU can run is not sent: NOT_RUN says what it holds."""
         proc, gpu = self._worker()
+        targets = _images(module)
+        cc = compute_capability(gpu[1])
+        loaded = loaded_code(targets, cc) if targets else ""
+        if targets is not None and not (targets and runs_on(targets, cc)):
+            held = f"it holds {', '.join(targets)}" if targets else "it holds no image (an empty fatbin)"
+            return ExecResult(status=ExecStatus.NOT_RUN, exit_code=None, gpu=gpu[1], command=argv, output="",
+                              duration=0.0, detail=f"not run: {held}, nothing {gpu[1]} can run")
         start = time.monotonic()
         try:
             proc.stdin.write(json.dumps(request) + "\n")
@@ -99,18 +118,18 @@ class FatbinRunner:
         if line is None:
             self._discard(proc)
             return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no reply after {self.timeout:g}s",
-                              output="", duration=took, gpu=gpu[1], command=argv)
+                              output="", duration=took, gpu=gpu[1], command=argv, loaded=loaded)
         if not line:
             self._discard(proc)
             return ExecResult(status=ExecStatus.CRASHED, exit_code=proc.poll(), detail="the GPU worker died",
-                              output="", duration=took, gpu=gpu[1], command=argv)
+                              output="", duration=took, gpu=gpu[1], command=argv, loaded=loaded)
         reply = json.loads(line)
         if not reply["ok"]:
             self._discard(proc)
             return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=reply["error"], output=line,
-                              duration=took, gpu=gpu[1], command=argv)
+                              duration=took, gpu=gpu[1], command=argv, loaded=loaded)
         return ExecResult(status=ExecStatus.PASSED, exit_code=0, detail="", output=line, duration=took,
-                          gpu=gpu[1], command=argv)
+                          gpu=gpu[1], command=argv, loaded=loaded)
 
     def _discard(self, proc: subprocess.Popen) -> None:
         procs.kill_group(proc)

@@ -8,8 +8,12 @@ H100 (9.0) runs JIT-compiled ``compute_80`` PTX, not the ``sm_80`` SASS the buil
 from __future__ import annotations
 
 import re
+import struct
 from typing import Sequence
 
+from suitegen.build.cache import FATBIN_MAGIC
+
+FATBIN_MAGICS = (int.from_bytes(FATBIN_MAGIC, "little"), 0x466243B1)  # a fatbin, a relocatable one
 TARGET = re.compile(r"^(sm|compute)_(\d+?)(\d)([af]?)$")
 CAPABILITY = re.compile(r"(?:^|[\s,(])(\d+)\.(\d)(?:[\s,)]|$)")
 
@@ -42,3 +46,39 @@ def loaded_code(targets: Sequence[str], cc: tuple[int, int] | None) -> str:
     if ptx:
         return f"PTX {max(ptx)[2]}, JIT-compiled by the driver for {cc[0]}.{cc[1]}"
     return f"nothing this GPU ({cc[0]}.{cc[1]}) can run"
+
+
+def module_targets(data: bytes) -> list[str] | None:
+    """Return the images a fatbin holds, as targets (``sm_90`` for SASS, ``compute_90`` for PTX); None
+    for data that is no fatbin.
+
+    A fatbin is a run of containers (a 16-byte header: magic, version, header size, size of what follows),
+    each a run of entries (kind 1 PTX or 2 ELF at 0, entry header size at 4, payload size at 8, the
+    ``sm`` number at 28, then the payload).
+    """
+    if len(data) < 16 or struct.unpack_from("<I", data)[0] not in FATBIN_MAGICS:
+        return None
+    out: list[str] = []
+    pos = 0
+    while pos + 16 <= len(data):
+        magic, _, head, size = struct.unpack_from("<IHHQ", data, pos)
+        if magic not in FATBIN_MAGICS:
+            break
+        entry, end = pos + head, pos + head + size
+        while entry + 32 <= end:
+            kind, _, entry_head, payload = struct.unpack_from("<HHIQ", data, entry)
+            sm = struct.unpack_from("<I", data, entry + 28)[0]
+            if kind in (1, 2) and sm:
+                target = f"{'compute' if kind == 1 else 'sm'}_{sm}"
+                if target not in out:
+                    out.append(target)
+            if entry_head == 0:
+                break
+            entry += entry_head + payload
+        pos = end + (-end % 8)
+    return out
+
+
+def runs_on(targets: Sequence[str], cc: tuple[int, int] | None) -> bool:
+    """Whether a GPU of capability ``cc`` can run anything a module holding ``targets`` has (unknown: yes)."""
+    return cc is None or not loaded_code(targets, cc).startswith("nothing")

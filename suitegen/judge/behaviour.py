@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
 from suitegen.execute.images import compute_capability, loaded_code
-from suitegen.model import Case, Expect, Expectation, Mode, Record
+from suitegen.model import Case, ExecStatus, Expect, Expectation, Mode, Record
 from suitegen.oracle.conditions import flag_features
 
 
@@ -35,7 +35,8 @@ def planned(case: Case, expectation: Expectation | None, flags: Sequence[str] = 
         how = f"values checked in Python ({case.variant.check})" if case.variant.check else "a self-checking program"
         return Check.SEMANTIC, how
     device = has_device_code(case)
-    linked = " (relocatable device code: the module nvcc -dlink makes of the object)" if "rdc" in flag_features(
+    linked = (" (relocatable device code: the module nvcc -dlink makes of the object, keeping the kernels its "
+              "host code does not launch)") if "rdc" in flag_features(
         (*flags, *case.variant.flags, *case.mode_flags)) else ""
     if case.variant.value is not None:
         where = f"a kernel on the GPU (sg_kernel or use){linked}" if device else "use() on the host (no device code)"
@@ -64,14 +65,15 @@ def value_run(case: Case, expectation: Expectation | None) -> str | None:
 
 
 def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None,
-              flags: Sequence[str] = ()) -> dict | None:
-    """Return a record's ``behaviour`` entry: the planned check, whether it ran, what it is, and (for a
-    run) what the driver loaded from the module."""
+              flags: Sequence[str] = (), not_run: str = "") -> dict | None:
+    """Return a record's ``behaviour`` entry: the planned check, whether it ran, what it is, (for a run)
+    what the driver loaded from the module, and (``not_run``) why a GPU check was not run."""
     plan = planned(case, expectation, flags)
     if plan is None:
         return None
     check, what = plan
-    return {"check": check.value, "ran": executed, "what": what, **({"loaded": loaded} if loaded else {})}
+    return {"check": check.value, "ran": executed, "what": what, **({"loaded": loaded} if loaded else {}),
+            **({"not_run": not_run} if not_run else {})}
 
 
 def loads(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()) -> bool:
@@ -82,10 +84,14 @@ def loads(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()
 
 def with_behaviour(record: Record) -> Record:
     """Return the record with its ``behaviour`` entry filled in."""
-    loaded = None
-    if record.execution is not None and record.observed is not None:
-        loaded = loaded_code(record.observed.targets, compute_capability(record.execution.gpu or ""))
-    return replace(record, behaviour=of_record(record.case, record.judgement.expected, record.execution is not None,
+    run = record.execution
+    if run is not None and run.status is ExecStatus.NOT_RUN:
+        return replace(record, behaviour=of_record(record.case, record.judgement.expected, False, None,
+                                                   record.config.flags, not_run=f"{run.detail} ({run.gpu})"))
+    loaded = run.loaded if run is not None else None  # what the module's own images give on that GPU
+    if run is not None and not loaded and record.observed is not None:
+        loaded = loaded_code(record.observed.targets, compute_capability(run.gpu or ""))
+    return replace(record, behaviour=of_record(record.case, record.judgement.expected, run is not None,
                                                loaded, record.config.flags))
 
 

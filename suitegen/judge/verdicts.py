@@ -166,6 +166,10 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     """
     if prep.final is not None:
         return prep.final
+    if execution is not None and execution.status is ExecStatus.NOT_RUN:
+        # nothing this GPU can run: judged on the build alone, and the reason says so
+        judged = verdict(prep, case, result, deviations, None, execution_skipped)
+        return replace(judged, reason=f"{judged.reason}; its GPU check {execution.detail} ({execution.gpu})")
     exp = prep.expectation
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
