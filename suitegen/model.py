@@ -102,11 +102,12 @@ class Phase(enum.Enum):
     NVLINK = "nvlink"
     HOST_COMPILER = "host-compiler"
     LINK = "link"
+    NVRTC = "nvrtc"  # NVRTC's compile: its front end and NVVM in one call (its ptxas reports as ptxas)
 
 
 # Expectation phases name a stage as the guide sees it; each maps onto observed phases.
 PHASE_GROUPS: Mapping[str, frozenset[Phase]] = {
-    "front-end": frozenset({Phase.CUDAFE, Phase.CICC}),
+    "front-end": frozenset({Phase.CUDAFE, Phase.CICC, Phase.NVRTC}),
     "device-back-end": frozenset({Phase.PTXAS}),
     "device-link": frozenset({Phase.NVLINK}),
     "host-compiler": frozenset({Phase.HOST_COMPILER}),
@@ -251,6 +252,7 @@ class Toolchain:
     host_version: str
     fingerprint: str
     name: str = ""
+    kind: str = "nvcc"  # or "nvrtc": ``nvcc`` is then the NVRTC library and there is no host compiler
 
     @property
     def version_str(self) -> str:
@@ -258,7 +260,7 @@ class Toolchain:
 
     @property
     def label(self) -> str:
-        return self.name or f"nvcc-{'.'.join(str(v) for v in self.version[:2])}"
+        return self.name or f"{self.kind}-{'.'.join(str(v) for v in self.version[:2])}"
 
 
 @dataclass(**FROZEN)

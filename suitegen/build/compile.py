@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import cache, diagnostics
+from suitegen.build import cache, diagnostics, nvrtc
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
 from suitegen.oracle.conditions import flag_features
 
@@ -19,10 +19,13 @@ def nvcc_argv(config: Config, case_flags: tuple[str, ...] = ()) -> list[str]:
 
 
 def command(case: Case, config: Config) -> list[str]:
-    """Return the nvcc command line for a case, relative to its scratch folder."""
-    argv = nvcc_argv(config, case.variant.flags)
+    """Return the nvcc (or NVRTC) command line for a case, relative to its scratch folder."""
     files = list(case.files)
     mode = case.variant.mode
+    if config.toolchain.kind == "nvrtc":
+        return nvrtc.command(config.toolchain.nvcc, config.std.value, config.arch,
+                             (*config.flags, *case.variant.flags), files[0], nvrtc.output_name(config.arch))
+    argv = nvcc_argv(config, case.variant.flags)
     if mode is Mode.COMPILE:
         argv += ["-c", files[0], "-o", "main.o"]
     elif mode is Mode.FATBIN:
@@ -99,6 +102,8 @@ def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
     That device link ignores the object's record of which kernels its host code references: nvlink
     otherwise drops the others (a value kernel, which only the driver launches) from the linked image."""
     out = folder / argv[argv.index("-o") + 1]
+    if out.suffix in (".cubin", ".ptx"):  # NVRTC's output is the module
+        return out.read_bytes() if out.exists() else None
     if "rdc" not in flag_features(argv) or "-c" not in argv:
         return module_image(out)
     head = [a for a in argv[:argv.index("-c")] if a != "-v"]
@@ -122,11 +127,13 @@ def module_image(binary: Path) -> bytes | None:
     return data if data.startswith(cache.FATBIN_MAGIC) else None
 
 
-def program_path(case: Case, folder: Path) -> Path | None:
+def program_path(case: Case, config: Config, folder: Path) -> Path | None:
     """Return the program (or, for fatbin cases, the module) a build produced; None for compile-only cases."""
     mode = case.variant.mode
     if mode is Mode.COMPILE:
         return None
+    if config.toolchain.kind == "nvrtc":
+        return folder / nvrtc.output_name(config.arch)
     return folder / ("main.fatbin" if mode is Mode.FATBIN else "main.out")
 
 
@@ -153,6 +160,10 @@ def classify(argv: list[str], returncode: int, text: str, duration: float) -> Co
     parsed = diagnostics.parse(text)
     diags = parsed.diagnostics
     phase = parsed.failed_phase
+    if returncode == nvrtc.LIBRARY_FAILED and nvrtc.is_command(argv):
+        # the NVRTC library did not load, or refused an option: not a verdict on the code
+        return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVRTC, exit_code=returncode,
+                             diagnostics=diags, commands=(tuple(argv),), output=text, duration=duration)
     if returncode == 0:
         warned = any(d.severity == "warning" for d in diags)
         outcome = Outcome.ACCEPTED_WITH_WARNINGS if warned else Outcome.ACCEPTED

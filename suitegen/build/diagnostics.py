@@ -26,10 +26,13 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
 CRASH_MARKERS = ("internal error", "internal compiler error", "segmentation fault", "core dumped",
                  "assertion failed", "stack dump", "illegal instruction")
+BROKEN_IR = "broken module found"  # NVVM's IR verifier failed: the compiler made invalid IR (a crash)
+# NVRTC prints NVVM's own errors with no file ("error: Broken module found, compilation aborted!")
+BARE = re.compile(r"^(?P<sev>error|warning): (?P<msg>.*)$")
 # 128 + signal number: a sub-tool killed by SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL or SIGSEGV.
 SIGNAL_CODES = frozenset({0x84, 0x86, 0x87, 0x88, 0x89, 0x8B})
 TOOL_PHASES = {"cudafe++": Phase.CUDAFE, "cicc": Phase.CICC, "ptxas": Phase.PTXAS,
-               "fatbinary": Phase.FATBINARY, "nvlink": Phase.NVLINK, "nvcc": Phase.NVCC}
+               "fatbinary": Phase.FATBINARY, "nvlink": Phase.NVLINK, "nvcc": Phase.NVCC, "nvrtc": Phase.NVRTC}
 HOST_TOOLS = re.compile(r"^(?:.*-)?(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|icpx|icpc|cl)(?:-\d+)?(?:\.exe)?$")
 SEVERITIES = {"catastrophic error": "error", "fatal error": "fatal", "internal error": "error", "info": "remark"}
 
@@ -88,7 +91,7 @@ def parse(output: str) -> ParsedOutput:
         diag = _diagnostic(line, phase)
         if diag is not None:
             diags.append(diag)
-            crash |= INTERNAL_ERROR.match(line) is not None
+            crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower()
         elif any(marker in line.lower() for marker in CRASH_MARKERS):
             # Only lines that are not the program's own diagnostics: "static assertion failed" is a verdict.
             crash = True
@@ -113,4 +116,7 @@ def _diagnostic(line: str, phase: Phase) -> Diagnostic | None:
     m = LINKER.match(line)
     if m and phase is Phase.LINK:
         return Diagnostic(severity=m["sev"] or "error", message=m["msg"], phase=Phase.LINK)
+    m = BARE.match(line)
+    if m and phase is Phase.NVRTC:
+        return Diagnostic(severity=m["sev"], message=m["msg"], phase=Phase.NVRTC)
     return None

@@ -19,6 +19,7 @@ PACKAGE = "nvidia-cuda-nvcc"
 COMPANIONS = ("nvidia-nvvm", "nvidia-cuda-runtime", "nvidia-cuda-crt")
 OPTIONAL = "nvidia-cuda-cccl"  # its versions stop following CUDA's after 13.2: without a match, none
 MARKER = "suitegen-install.json"
+NVRTC_PACKAGE = "nvidia-cuda-nvrtc"
 
 
 def requirements(version: str, optional: bool = True) -> list[str]:
@@ -80,6 +81,30 @@ def add(version: str, runner=subprocess.run) -> dict:
     _library_dir(found[0].parent.parent)
     tc = probe(str(found[0]), name=f"nvcc-{version}")
     entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint}
+    reg = load_registry()
+    reg[tc.name] = entry
+    _save_registry(reg)
+    return {"name": tc.name, **entry}
+
+
+def add_nvrtc(version: str, runner=subprocess.run) -> dict:
+    """Install ``nvidia-cuda-nvrtc==version`` into the cache, probe it and register it as nvrtc-<version>."""
+    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        raise ToolchainError(f"toolchain version must look like 13.5.37, not {version!r}")
+    target = cache_dir() / f"nvrtc-{version}"
+    found = sorted(target.glob("nvidia/*/lib/libnvrtc.so.*[0-9]"))
+    if not found:
+        shutil.rmtree(target, ignore_errors=True)
+        proc = runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                       "--target", str(target), f"{NVRTC_PACKAGE}=={version}"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ToolchainError(f"pip could not install {NVRTC_PACKAGE}=={version}: "
+                                 + " / ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]))
+        found = sorted(target.glob("nvidia/*/lib/libnvrtc.so.*[0-9]"))
+        if not found:
+            raise ToolchainError(f"{NVRTC_PACKAGE}=={version} installed into {target} but holds no libnvrtc.so")
+    tc = probe(str(found[0]), name=f"nvrtc-{version}")
+    entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint, "kind": "nvrtc"}
     reg = load_registry()
     reg[tc.name] = entry
     _save_registry(reg)

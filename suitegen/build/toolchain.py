@@ -6,11 +6,13 @@ import os
 import platform
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
+from suitegen.build import nvrtc
 from suitegen.model import Toolchain, digest
 
 PROBE_TIMEOUT = 60
@@ -39,6 +41,8 @@ def discover(paths: Sequence[str] = (), env: dict | None = None) -> list[str]:
 
 def _nvcc_in(path: str) -> str:
     p = Path(path)
+    if nvrtc.is_library(path):
+        return path
     if p.is_dir():
         for candidate in (p / "nvcc", p / "bin" / "nvcc"):
             if candidate.exists():
@@ -156,7 +160,9 @@ def _host_hash(host: str) -> str:
 
 
 def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
-    """Probe one nvcc and its host compiler; raise ToolchainError if either is unusable."""
+    """Probe one nvcc and its host compiler (or an NVRTC library); raise ToolchainError if unusable."""
+    if nvrtc.is_library(nvcc):
+        return probe_nvrtc(nvcc, name)
     path = Path(nvcc).resolve()
     if not path.is_file():
         raise ToolchainError(f"nvcc not found: {nvcc}")
@@ -173,6 +179,27 @@ def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchai
                      fingerprint=fp, name=name)
 
 
+def probe_nvrtc(lib: str, name: str = "") -> Toolchain:
+    """Probe an NVRTC library: its version (the wheel's release where a wheel installed it, else the
+    library's major.minor) and a fingerprint of it and its builtins library."""
+    path = Path(lib).resolve()
+    if not path.is_file():
+        raise ToolchainError(f"NVRTC library not found: {lib}")
+    try:
+        done = procs.run([sys.executable, "-c", "import sys; from suitegen.build import nvrtc; "
+                          "print(*nvrtc.library_version(sys.argv[1]))", str(path)], timeout=PROBE_TIMEOUT)
+        major, minor = (int(x) for x in done.output.split()[-2:])
+    except (OSError, ValueError):
+        raise ToolchainError(f"cannot load the NVRTC library {path}: {done.output.strip()[-300:]}") from None
+    wheel = sorted(path.parents[3].glob("nvidia_cuda_nvrtc-*.dist-info")) if len(path.parents) > 3 else []
+    release = wheel[-1].name.removesuffix(".dist-info").split("-")[1] if wheel else ""
+    version = tuple(int(x) for x in release.split(".")) if release else (major, minor)
+    hashes = {f.name: _file_hash(f) for f in sorted(path.parent.glob("libnvrtc*.so*")) if f.is_file()}
+    text = f"NVRTC {'.'.join(map(str, version))} ({path})"
+    return Toolchain(nvcc=str(path), version=version, version_text=text, host_compiler="", host_version="",
+                     fingerprint=digest(hashes, text), name=name, kind="nvrtc")
+
+
 def cache_root() -> Path:
     """Return suitegen's cache folder (outside the repo): $SUITEGEN_CACHE, else ~/.cache/suitegen."""
     return Path(os.environ.get("SUITEGEN_CACHE") or os.path.join(
@@ -186,6 +213,8 @@ def machine_features(toolchain: Toolchain) -> frozenset[str]:
     """
     from suitegen.build import features
     feats = set()
+    if toolchain.kind == "nvrtc":
+        feats.add("nvrtc")
     system = platform.system().lower()
     feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
     arch = platform.machine().lower()
@@ -200,4 +229,6 @@ def machine_features(toolchain: Toolchain) -> frozenset[str]:
         feats.add("host-icc")
     elif "g++" in host or "gcc" in host or "gcc" in version or "g++" in version:
         feats.add("host-gcc")
+    if toolchain.kind == "nvrtc":
+        return frozenset(feats)  # no host compiler, and the feature probes are nvcc builds
     return frozenset(feats) | features.detected_features(toolchain)

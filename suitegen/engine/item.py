@@ -66,7 +66,8 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     configs: dict[tuple, Config] = {}
     out: list[Unit] = []
     for case, config in items:
-        side = expected_side(case, config, deviations) if batching and batch.batchable(case) else None
+        batched = batching and config.toolchain.kind == "nvcc" and batch.batchable(case)  # NVRTC: one per process
+        side = expected_side(case, config, deviations) if batched else None
         if side is not None:
             key = (*batch.group_key(case, config), side)
             groups.setdefault(key, []).append(case)
@@ -126,7 +127,7 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
             result = compile_case(case, config, folder, timeout=session.options.timeout,
                                   cached=not runs and check != "host" and not session.options.no_cache,
                                   image=check in ("load", "device"))
-            program = program_path(case, folder)
+            program = program_path(case, config, folder)
             if check in ("load", "device") and result.outcome.accepted:
                 execution = _device_check(session, folder / MODULE, check, None, case.variant.value)
             elif check == "host" and result.outcome.accepted:

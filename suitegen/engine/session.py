@@ -31,13 +31,18 @@ class Session:
     gpus: GpuPool | None = None
     fatbin: FatbinRunner | None = None
 
-    def observed(self, config: Config, case: Case) -> ObservedConfig:
-        """Return what a build of this case's kind under this config does (probed once, see build.observe)."""
+    def observed(self, config: Config, case: Case) -> ObservedConfig | None:
+        """Return what a build of this case's kind under this config does (probed once, see build.observe);
+        None for NVRTC, whose options name the dialect and target it compiles for."""
+        if config.toolchain.kind == "nvrtc":
+            return None
         return observe.observe(config.toolchain, config.std, config.arch, build_flags(config, case),
                                timeout=self.options.timeout)
 
     def unhonoured(self, config: Config, case: Case) -> str | None:
         """Return how the toolchain departs from the config for this case, or None if it honours it."""
+        if config.toolchain.kind == "nvrtc":
+            return None
         return observe.mismatch(self.observed(config, case), config.std, config.arch, build_flags(config, case))
 
     def close(self) -> None:

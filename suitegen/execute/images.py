@@ -48,14 +48,23 @@ def loaded_code(targets: Sequence[str], cc: tuple[int, int] | None) -> str:
     return f"nothing this GPU ({cc[0]}.{cc[1]}) can run"
 
 
+PTX_TARGET = re.compile(rb"^\s*\.target\s+sm_(\d+[af]?)", re.M)
+
+
 def module_targets(data: bytes) -> list[str] | None:
-    """Return the images a fatbin holds, as targets (``sm_90`` for SASS, ``compute_90`` for PTX); None
-    for data that is no fatbin.
+    """Return the images a module holds, as targets (``sm_90`` for SASS, ``compute_90`` for PTX); None
+    for data that is no module. A module is a fatbin, a cubin (an ELF whose flags name its ``sm``, in
+    bits 8-15 as CUDA 13 writes them) or PTX text (its ``.target``).
 
     A fatbin is a run of containers (a 16-byte header: magic, version, header size, size of what follows),
     each a run of entries (kind 1 PTX or 2 ELF at 0, entry header size at 4, payload size at 8, the
     ``sm`` number at 28, then the payload).
     """
+    if data[:4] == b"\x7fELF" and len(data) >= 52:
+        return [f"sm_{(struct.unpack_from('<I', data, 48)[0] >> 8) & 0xFF}"]
+    ptx = PTX_TARGET.search(data[:4096])
+    if ptx:
+        return [f"compute_{ptx.group(1).decode()}"]
     if len(data) < 16 or struct.unpack_from("<I", data)[0] not in FATBIN_MAGICS:
         return None
     out: list[str] = []

@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     tsub = tcp.add_subparsers(dest="toolchain_command", required=True)
     tadd = tsub.add_parser("add", help="install nvidia-cuda-nvcc==VERSION into the cache and register it")
     tadd.add_argument("version")
+    tadd.add_argument("--nvrtc", action="store_true", help="install nvidia-cuda-nvrtc==VERSION instead and "
+                      "register it as nvrtc-VERSION (NVRTC as the compiler: device-side rules only)")
     tlist = tsub.add_parser("list", help="registered toolchains and the nvcc on PATH")
     tlist.add_argument("--dialects", action="store_true", help="also probe which -std values each honours "
                        "with its host compiler (cached per fingerprint)")
@@ -251,8 +253,9 @@ def merge_command(args) -> int:
 def toolchain_command(args) -> int:
     from suitegen.build import registry, toolchain
     if args.toolchain_command == "add":
-        entry = registry.add(args.version)
-        print(f"{entry['name']}: nvcc {entry['version']} at {entry['nvcc']} (fingerprint {entry['fingerprint']})")
+        entry = registry.add_nvrtc(args.version) if args.nvrtc else registry.add(args.version)
+        what = "NVRTC" if args.nvrtc else "nvcc"
+        print(f"{entry['name']}: {what} {entry['version']} at {entry['nvcc']} (fingerprint {entry['fingerprint']})")
         return EXIT_OK
     rows = []
     try:

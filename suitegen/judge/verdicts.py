@@ -13,6 +13,7 @@ from pathlib import PurePath
 from typing import Callable, Iterable
 
 from suitegen import hooks
+from suitegen.build import nvrtc
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
                             ExecStatus, Expect, Expectation, Judgement, Outcome, Verdict)
@@ -63,10 +64,14 @@ def prepare(case: Case, config: Config, features: Iterable[str],
     instead of the config asked for (a dialect it ignored, say), or None.
     """
     env = make_env(config, case, features)
-    reason = unsupported_reason(case, env)
+    reason = unsupported_reason(case, env) or (nvrtc.out_of_scope(case, config) if "nvrtc" in env.features else None)
     if reason is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, reason=reason))
     exp = expectation_for(case, env)
+    if "nvrtc" in env.features and exp.phase in nvrtc.UNRUN_PHASES:
+        return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, expected=exp, reason=(
+            f"NVRTC compiles device code only: the guide's rejection comes from the {exp.phase} phase, "
+            "which NVRTC does not run")))
     instead = unhonoured()
     if instead is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNRESOLVED, expected=exp,
@@ -173,6 +178,9 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     exp = prep.expectation
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
+    if "nvrtc" in prep.env.features and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
+        return Judgement(verdict=Verdict.UNSUPPORTED, expected=exp, reason="NVRTC compiles device code only: "
+                         "it reports this case's host code (a host function or variable)")
     verdict_, why = compare(exp, case, result)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)

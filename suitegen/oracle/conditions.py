@@ -35,6 +35,7 @@ FIXED_FEATURES = frozenset({
     "linux", "windows", "x86_64", "aarch64",
     "host-gcc", "host-clang", "host-msvc", "host-icc",
     "gpu", "whole-program",
+    "nvrtc",  # the toolchain is NVRTC (device code compiled at run time), not nvcc
     "ptx-only",  # every target of the arch is compute_XX: no SASS, so no ptxas and no device link at build time
     *FLAG_FEATURES.values(),
 })

@@ -305,6 +305,11 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
     if not isinstance(default_when, str):
         raise OracleError(path, "a deviations file needs when = \"nvcc==X.Y\" (its toolchain range)",
                           field="when")
+    compiler = data.get("compiler", "nvcc")
+    if compiler not in ("nvcc", "nvrtc"):
+        raise OracleError(path, "compiler is nvcc (the default) or nvrtc", field="compiler")
+    # a deviation is one compiler's: nvcc's never cover NVRTC's items, nor NVRTC's nvcc's
+    default_when = f"({default_when}) && {'' if compiler == 'nvrtc' else '!'}nvrtc"
     out = []
     for raw in data.get("deviation", []):
         rid = raw.get("rule")
