@@ -1,7 +1,8 @@
 #!/bin/sh
 # The GPU checks a session that touches execution runs on the GPU machine, in one call:
-#   benchmarks/gpu_session.sh OUT [tests|quick|nightly-K-N ...]
+#   benchmarks/gpu_session.sh OUT [tests|quick|nvrtc|nightly-K-N ...]
 # tests: the GPU-marked tests; quick: the quick profile with execution (batched, cold private cache);
+# nvrtc: the quick profile compiled by the toolkit's own NVRTC (beside the nvcc on PATH), with execution;
 # nightly-K-N: shard K of N of the nightly profile with execution. Each step's log and run folder go to OUT,
 # with its wall time (the `time` line) and `where_time_goes.py` on its records.
 out=${1:?usage: gpu_session.sh OUT [steps]}; shift
@@ -13,6 +14,9 @@ for step in "$@"; do
   case "$step" in
     tests) python3 -m pytest -m gpu tests -q -p no:cacheprovider > "$out/tests.log" 2>&1 ;;
     quick) python3 -m suitegen run --profile quick -q --out "$out/quick" > "$out/quick.log" 2>&1 ;;
+    nvrtc) top=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+           lib=$(ls "$top"/lib64/libnvrtc.so.[0-9]* "$top"/targets/*/lib/libnvrtc.so.[0-9]* 2>/dev/null | head -n 1)
+           python3 -m suitegen run --nvcc "$lib" --profile quick -q --out "$out/nvrtc" > "$out/nvrtc.log" 2>&1 ;;
     nightly-*-*) shard=${step#nightly-}
                  python3 -m suitegen run --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step" \
                  > "$out/$step.log" 2>&1 ;;

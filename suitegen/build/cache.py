@@ -19,7 +19,7 @@ from suitegen.model import CompileResult, Toolchain, digest
 
 ENVIRONMENT = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")
 FATBIN_MAGIC = b"\x50\xed\x55\xba"  # the first bytes of a fatbin image
-FORMAT = 2  # 2: modules of relocatable objects keep the kernels their host code does not launch
+FORMAT = 3  # 2: modules of relocatable objects keep the kernels their host code does not launch; 3: NVRTC
 
 
 def key(toolchain: Toolchain, argv: Sequence[str], files: Mapping[str, str]) -> str:

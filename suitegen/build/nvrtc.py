@@ -64,6 +64,9 @@ def out_of_scope(case: Case, config: Config) -> str | None:
         return f"NVRTC compiles device code only: this case's mode is {case.variant.mode.value} (a host build)"
     if len(case.files) != 1:
         return "NVRTC compiles one source: this case has several files"
+    phase = case.variant.expectation.phase
+    if phase in UNRUN_PHASES:
+        return f"NVRTC compiles device code only: the guide's rejection comes from the {phase} phase"
     if "+" in config.arch:
         return "NVRTC compiles for one target: a multi-target config has no NVRTC counterpart"
     unknown = [f for f in (*config.flags, *case.variant.flags, *case.mode_flags) if f not in OPTIONS]

@@ -8,7 +8,7 @@ from suitegen.engine import matrix
 from suitegen.engine.session import configs_for, probe_toolchains
 from suitegen.execute.gpus import detect_gpu
 from suitegen.judge.behaviour import Check, planned
-from suitegen.judge.verdicts import make_env, unsupported_reason
+from suitegen.judge.verdicts import make_env, unsupported_here
 from suitegen.model import Case, Expect
 
 KINDS = ("positive", "negative", "diagnose", "warn", "runtime", "decided")
@@ -51,7 +51,7 @@ def coverage(orc, cases: Sequence[Case], nvcc: Sequence[str] = (), profile: str 
             if not cfg.applies_to(case.rule.section):
                 continue
             row["results"] += 1
-            why = unsupported_reason(case, make_env(cfg, case, feats))
+            why = unsupported_here(case, cfg, make_env(cfg, case, feats))
             if why is None and case.variant.expectation.expect is Expect.RUNTIME and gpu and not gpu.available:
                 why = "not run: no GPU"
             reasons.append(why)

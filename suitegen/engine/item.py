@@ -105,7 +105,8 @@ def _gpu_check(session: Session, case: Case, prep: Preparation, config: Config) 
         return None
     if loads(case, prep.expectation, config.flags):
         return "load"
-    return value_run(case, prep.expectation)
+    where = value_run(case, prep.expectation)
+    return None if where == "host" and config.toolchain.kind == "nvrtc" else where  # NVRTC builds no host code
 
 
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):

@@ -45,6 +45,12 @@ def unsupported_reason(case: Case, env: Env) -> str | None:
     return None
 
 
+def unsupported_here(case: Case, config: Config, env: Env) -> str | None:
+    """Return why an item is not judged under a config: the rule's conditions, or (for NVRTC) the case is
+    outside what NVRTC compiles; None if it is judged."""
+    return unsupported_reason(case, env) or (nvrtc.out_of_scope(case, config) if "nvrtc" in env.features else None)
+
+
 def expectation_for(case: Case, env: Env) -> Expectation:
     """Return the expectation for a case under an env, asking the predicate if the variant has one."""
     variant = case.variant
@@ -64,14 +70,10 @@ def prepare(case: Case, config: Config, features: Iterable[str],
     instead of the config asked for (a dialect it ignored, say), or None.
     """
     env = make_env(config, case, features)
-    reason = unsupported_reason(case, env) or (nvrtc.out_of_scope(case, config) if "nvrtc" in env.features else None)
+    reason = unsupported_here(case, config, env)
     if reason is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, reason=reason))
     exp = expectation_for(case, env)
-    if "nvrtc" in env.features and exp.phase in nvrtc.UNRUN_PHASES:
-        return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, expected=exp, reason=(
-            f"NVRTC compiles device code only: the guide's rejection comes from the {exp.phase} phase, "
-            "which NVRTC does not run")))
     instead = unhonoured()
     if instead is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNRESOLVED, expected=exp,
@@ -184,8 +186,9 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     verdict_, why = compare(exp, case, result)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
-    covering = [d for d in devs.covering(case, prep.env, deviations, exp) if not d.run] if verdict_ in (
-        Verdict.PASS, Verdict.FAIL) else []
+    # a crash is UNRESOLVED unless a deviation records it (a known internal error): then XFAIL
+    known = verdict_ in (Verdict.PASS, Verdict.FAIL) or result.outcome is Outcome.CRASHED
+    covering = [d for d in devs.covering(case, prep.env, deviations, exp) if not d.run] if known else []
     if verdict_ is Verdict.PASS and covering:
         return _stale(covering[0], exp, why)
     valued = execution is not None and case.variant.value is not None
