@@ -77,3 +77,22 @@ def test_history_collects_existing_runs(run_folder, tmp_path, capsys):
     md = (out / "history.md").read_text()
     assert "**demo**" in md and "| `no-long-double` |" in md
     assert '<table id="history">' in (out / "history.html").read_text()
+
+
+def test_explain_bisects_each_change_between_two_nvcc_releases_only(tmp_path, monkeypatch):
+    from suitegen.frontends import cli
+    calls = []
+
+    def fake_bisect(pattern, low, high, std, arch, flags, out):
+        calls.append((pattern, low, high, std, arch))
+        return f"boundary of {pattern} in {low}..{high}"
+
+    monkeypatch.setattr(cli, "_bisect", fake_bisect)
+    records = [dict(r, config=dict(r["config"], std="c++17", arch="sm_90")) for r in RECORDS]
+    nvrtc = dict(rec("13.5.37", "demo/b", "FAIL"), config={"toolchain": "nvrtc-13.5.37", "nvcc_version": "13.5.37",
+                                                            "std": "c++17", "arch": "sm_90"})
+    md = cli._explain(build(records + [nvrtc]), tmp_path)
+    assert calls == [("demo/a", "13.2.51", "13.5.37", "c++17", "sm_90"), ("demo/b", "13.0.88", "13.2.51", "c++17", "sm_90")]
+    assert "### `demo/a`: 13.2.51 -> 13.5.37" in md and "boundary of demo/b in 13.0.88..13.2.51" in md
+    monkeypatch.setattr(cli, "_bisect", lambda *a: pytest.fail("nothing to bisect"))
+    assert "No change between two nvcc releases." in cli._explain(build(records[:2]), tmp_path)

@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     his.add_argument("--rules", action="append", default=[], metavar="PATTERN", help="glob over rule ids")
     his.add_argument("--out", metavar="DIR", help="where history.html and history.md go (default "
                      "reports/history-<time>)")
+    his.add_argument("--explain", action="store_true", help="bisect each change between two nvcc releases "
+                     "over the releases between them (installing them), and add what it found to history.md")
 
     bis = sub.add_parser("bisect", help="every release boundary where the selected cases' verdict, outcome, "
                          "phase or diagnostic changed (installs and runs every release in the range)")
@@ -321,7 +323,8 @@ def history_command(args) -> int:
     table = history.build(records, list(load().sections))
     out.mkdir(parents=True, exist_ok=True)
     (out / "history.html").write_text(history.render_page(table))
-    (out / "history.md").write_text(history.render_markdown(table))
+    explained = _explain(table, out / "bisect") if args.explain else ""
+    (out / "history.md").write_text(history.render_markdown(table) + explained)
     print(f"{len(table.columns)} toolchains, {sum(1 for r in table.rows if r.rule)} rules, "
           f"{len(table.changes())} changes between neighbouring versions: {out / 'history.html'}, "
           f"{out / 'history.md'}")
@@ -331,27 +334,48 @@ def history_command(args) -> int:
 def bisect_command(args) -> int:
     """Run the selected cases on every release in the range and print each change at its boundary."""
     from suitegen import resources
-    from suitegen.engine.bisect import bisect
     from suitegen.report.run_folder import new_run_id
     out = Path(args.out or resources.REPORTS / f"bisect-{new_run_id()}")
+    print(_bisect(args.pattern, args.low, args.high, args.std, args.arch, args.flags, out))
+    return EXIT_OK
+
+
+def _bisect(pattern: str, low: str, high: str, std: str, arch: str, flags: str | None, out: Path) -> str:
+    """Run the selected cases on every release from ``low`` to ``high``; return the report of its boundaries."""
+    from suitegen.engine.bisect import bisect
 
     def run(name: str, folder: Path) -> list[dict]:
-        argv = ["run", "--nvcc", name, "--rules", args.pattern, "--std", args.std, "--arch", args.arch,
-                "--out", str(folder), "-q", *(["--flags", args.flags] if args.flags else [])]
+        argv = ["run", "--nvcc", name, "--rules", pattern, "--std", std, "--arch", arch,
+                "--out", str(folder), "-q", *(["--flags", flags] if flags else [])]
         print(f"suitegen bisect: running {name}", file=sys.stderr)
         if main(argv) not in (EXIT_OK, EXIT_FAIL):
             raise ToolchainError(f"the run with {name} did not finish (see {folder})")
         return load_results(str(folder))[0]
 
-    versions, found, items = bisect(args.low, args.high, run, out)
-    print(f"{len(versions)} releases from {versions[0]} to {versions[-1]} ({', '.join(versions)}), "
-          f"{items} items each; runs in {out}")
+    versions, found, items = bisect(low, high, run, out)
+    lines = [f"{len(versions)} releases from {versions[0]} to {versions[-1]} ({', '.join(versions)}), "
+             f"{items} items each; runs in {out}"]
     if not found:
-        print(f"nothing changed in the range: every item has the same verdict, outcome, phase, first "
-              f"diagnostic and run status on all {len(versions)} releases")
-    for b in found:
-        print(b.describe())
-    return EXIT_OK
+        lines.append(f"nothing changed in the range: every item has the same verdict, outcome, phase, first "
+                     f"diagnostic and run status on all {len(versions)} releases")
+    return "\n".join([*lines, *(b.describe() for b in found)])
+
+
+def _explain(table, out: Path) -> str:
+    """Bisect each change between two nvcc releases of a history over the releases between them, with the
+    dialects and targets its records used; return the markdown section (also printed)."""
+    parts = ["", "## Changes explained by bisect", ""]
+    for row, i in table.changes():
+        (before, low), (after, high) = table.columns[i - 1], table.columns[i]
+        if low == high or not before.startswith("nvcc") or not after.startswith("nvcc"):
+            continue  # two compilers of one release (nvcc and NVRTC): nothing between them to bisect
+        records = [r for c in row.cells[i - 1:i + 1] for r in c.records]
+        std = ",".join(sorted({r["config"]["std"] for r in records}))
+        arch = ",".join(sorted({r["config"]["arch"] for r in records}))
+        report = _bisect(row.rule, low, high, std, arch, None, out / row.rule.replace("/", "_"))
+        print(report)
+        parts += [f"### `{row.rule}`: {low} -> {high}", "", "```", report, "```", ""]
+    return "\n".join(parts if len(parts) > 3 else [*parts, "No change between two nvcc releases."]) + "\n"
 
 
 def baseline_command(args) -> int:
