@@ -96,3 +96,14 @@ def test_explain_bisects_each_change_between_two_nvcc_releases_only(tmp_path, mo
     assert "### `demo/a`: 13.2.51 -> 13.5.37" in md and "boundary of demo/b in 13.0.88..13.2.51" in md
     monkeypatch.setattr(cli, "_bisect", lambda *a: pytest.fail("nothing to bisect"))
     assert "No change between two nvcc releases." in cli._explain(build(records[:2]), tmp_path)
+
+
+def test_dialect_rows_say_which_std_levels_each_release_honours(tmp_path):
+    records = [dict(r, config=dict(r["config"], nvcc=f"/tc/{r['config']['nvcc_version']}/nvcc", host_compiler="g++"))
+               for r in RECORDS]
+    table = build(records)
+    history.dialects(table, records, lambda nvcc: {"c++17": None, "c++23": None if "13.5" in nvcc else "ignored <x>"})
+    assert history.dialect_rows(table) == [("c++17", ["yes", "yes", "yes"]),
+                                           ("c++23", ["no: ignored <x>", "no: ignored <x>", "yes"])]
+    assert "| c++23 | no: ignored <x> | no: ignored <x> | yes |" in render_markdown(table)
+    assert "no: ignored &lt;x&gt;" in render_page(table), "escaped"

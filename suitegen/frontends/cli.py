@@ -275,11 +275,19 @@ def toolchain_command(args) -> int:
     return EXIT_OK
 
 
+def _honoured(nvcc: str) -> dict[str, str | None]:
+    """Return -std level -> None where the toolchain honours it with its host compiler, else why not; an
+    nvcc that is gone (a run collected from elsewhere) says so."""
+    from suitegen.build import observe, toolchain
+    try:
+        return {std.value: why for std, why in observe.honoured_stds(toolchain.probe(nvcc)).items()}
+    except toolchain.ToolchainError as exc:
+        return {"?": f"not probed: {exc}"}
+
+
 def _dialects(nvcc: str) -> str:
     """Return which -std values a toolchain honours with its host compiler, one word each."""
-    from suitegen.build import observe, toolchain
-    found = observe.honoured_stds(toolchain.probe(nvcc))
-    return "  ".join(f"{std.value}: " + ("honoured" if why is None else f"no ({why})") for std, why in found.items())
+    return "  ".join(f"{std}: " + ("honoured" if why is None else f"no ({why})") for std, why in _honoured(nvcc).items())
 
 
 def load_results(name: str) -> tuple[list[dict], str]:
@@ -321,6 +329,7 @@ def history_command(args) -> int:
         runs = [str(out / "run")]
     records = [r for name in runs for r in load_results(name)[0]]
     table = history.build(records, list(load().sections))
+    history.dialects(table, records, _honoured)
     out.mkdir(parents=True, exist_ok=True)
     (out / "history.html").write_text(history.render_page(table))
     explained = _explain(table, out / "bisect") if args.explain else ""

@@ -69,6 +69,8 @@ class Table:
 
     columns: list[tuple[str, str]]
     rows: list[Row]
+    # per column: -std level -> None (honoured with the column's host compiler) or why not; see dialects()
+    dialects: list[dict[str, str | None]] = field(default_factory=list)
 
     def changes(self) -> list[tuple[Row, int]]:
         """Return (rule row, column index) where a rule's status differs from the previous column's."""
@@ -100,6 +102,25 @@ def build(records: Iterable[Mapping], sections: Sequence[str] = ()) -> Table:
     return Table(columns=columns, rows=rows)
 
 
+def dialects(table: Table, records: Iterable[Mapping], honoured) -> None:
+    """Fill in which -std levels each column's toolchain honours with its host compiler: ``honoured(nvcc
+    path)`` returns {std: None or why not} (``observe.honoured_stds``, cached per fingerprint); NVRTC columns
+    have no host compiler and stay empty."""
+    paths = {}
+    for r in records:
+        cfg = r["config"]
+        paths.setdefault((cfg["toolchain"], cfg["nvcc_version"]), cfg)
+    table.dialects = [{} if not paths[col].get("host_compiler") else
+                      {std: why for std, why in honoured(paths[col]["nvcc"]).items()} for col in table.columns]
+
+
+def dialect_rows(table: Table) -> list[tuple[str, list[str]]]:
+    """Return (std, one cell per column): "yes (host)" where honoured, "no: why" where not."""
+    stds = sorted({s for d in table.dialects for s in d}, key=lambda s: s.replace("03", "98"))
+    return [(s, [("yes" if d[s] is None else f"no: {d[s]}") if s in d else "" for d in table.dialects])
+            for s in stds]
+
+
 def _evidence(cell: Cell) -> list[dict]:
     """Return what a cell's panel shows: its records, failures and deviations first."""
     rank = {v: i for i, v in enumerate((*FAILING, Verdict.XFAIL.value, Verdict.PASS.value))}
@@ -120,7 +141,8 @@ def render_page(table: Table, title: str = "suitegen support history") -> str:
     changes = [{"rule": row.rule, "from": table.columns[i - 1], "to": table.columns[i],
                 "before": row.cells[i - 1].status, "after": row.cells[i].status,
                 "evidence": _evidence(row.cells[i])} for row, i in table.changes()]
-    return ENV.get_template("history.html.j2").render(title=title, columns=table.columns, rows=rows, changes=changes)
+    return ENV.get_template("history.html.j2").render(title=title, columns=table.columns, rows=rows, changes=changes,
+                                                      dialects=dialect_rows(table))
 
 
 def render_markdown(table: Table) -> str:
@@ -129,7 +151,12 @@ def render_markdown(table: Table) -> str:
             "|---|" + "---|" * len(table.columns)]
     changes = [f"- `{row.rule}`: {table.columns[i - 1][1]} {row.cells[i - 1].status} -> "
                f"{table.columns[i][1]} {row.cells[i].status}" for row, i in table.changes()]
-    lines = ["## Changes between neighbouring versions", "", *(changes or ["None."]), "", "## Support", "", *head]
+    lines = ["## Changes between neighbouring versions", "", *(changes or ["None."]), ""]
+    dialect = dialect_rows(table)
+    if dialect:
+        lines += ["## -std levels honoured (with each toolchain's host compiler)", "", head[0].replace("rule", "-std"),
+                  head[1], *(f"| {std} | " + " | ".join(cells) + " |" for std, cells in dialect), ""]
+    lines += ["## Support", "", *head]
     for row in table.rows:
         name = f"**{row.section}**" if row.rule is None else f"`{row.rule.split('/', 1)[1]}`"
         lines.append(f"| {name} | " + " | ".join(
