@@ -258,3 +258,60 @@ def test_batched_verdicts_equal_single_ones(tmp_path):
     assert all("not run" in r["reason"] for r in batched if r["verdict"] == "UNSUPPORTED"), "compiled; not run"
     kinds = {(r["expected"] or {}).get("expect") for r in batched}
     assert {"accept", "reject", "warn"} <= kinds, "accept, reject and warn cases all batch"
+
+
+RUNTIME_RULES = '''
+section = "demo"
+
+[[rule]]
+id = "sums"
+statement = "Addition of ints computes their sum."
+template = "demo/sums.cu.j2"
+mode = "link"
+''' + "".join(f'''
+  [[rule.variant]]
+  name = "run-{name}"
+  expect = "runtime"
+  params = {{ how = "{how}" }}
+  observe = "the host checks 2 + 3 == 5"
+''' for name, how in (("first", "ok"), ("exits", "exit"), ("after", "ok"), ("last", "ok"), ("wrong", "wrong")))
+# host-only programs (no CUDA call), so they run here without a GPU
+RUNTIME_TEMPLATE = '''\
+{% include "common/selfcheck.cuh" %}
+__global__ void unused(int *out) { *out = 1; }
+int main() {
+{% if how == "exit" %}  std::exit(0);  // ends its process: no result line
+{% endif %}
+  SG_CHECK(2 + 3 == {{ 4 if how == "wrong" else 5 }});
+  return sg_report();
+}
+'''
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count(tmp_path):
+    """Members run in one process, one after another; a member that exits ends it, so those after it run
+    alone, and a member that fails runs (and is built) alone: its evidence is its single build and run."""
+    import dataclasses
+
+    from suitegen.engine import session as engine
+    from suitegen.engine.item import run_batch
+    from suitegen.engine.options import RunOptions
+    from suitegen.execute.gpus import GpuPool
+
+    from conftest import write_demo_oracle
+    orc, tpl = write_demo_oracle(tmp_path, RUNTIME_RULES, {"sums.cu.j2": RUNTIME_TEMPLATE})
+    base = engine.open_session(RunOptions(oracle=str(orc), templates=str(tpl), no_exec=True))
+    session = dataclasses.replace(base, gpus=GpuPool("0", ()), execution_skipped=None)
+    (tc,) = session.toolchains
+    recs = {r.case.variant.name: r for r in run_batch(session, session.cases,
+                                                      Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))}
+    verdicts = {name: r.judgement.verdict.value for name, r in recs.items()}
+    assert verdicts == {"run-first": "PASS", "run-exits": "FAIL", "run-after": "PASS", "run-last": "PASS",
+                        "run-wrong": "FAIL"}, {n: r.judgement.reason for n, r in recs.items()}
+    assert "in one process with the 4 other" in recs["run-first"].execution.detail
+    assert recs["run-first"].execution.command[1:] == ("0",), "its reproducer is its own run"
+    assert recs["run-after"].execution.detail == "" and recs["run-after"].batch["how"] == "batch", "run alone"
+    for name in ("run-exits", "run-wrong"):
+        assert recs[name].batch["how"] == "alone" and "batch.out" not in recs[name].execution.command[0]

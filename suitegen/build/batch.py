@@ -32,6 +32,8 @@ DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 MAIN = re.compile(r"\bmain\s*\(")
 PLAIN_MAIN = re.compile(r"^int\s+main\s*\(\s*(void)?\s*\)", re.M)
 DISPATCH = "sg_batch_main.cu"
+# a batched program given several members runs them in turn and brackets each one's output
+MEMBER_BEGIN, MEMBER_END = "SUITEGEN-MEMBER-BEGIN", "SUITEGEN-MEMBER-END"
 INCLUDE = re.compile(r"^\s*#\s*include\b")
 PLAIN = re.compile(r"^\s*(//.*)?$")  # a blank or comment-only line
 ERROR_LIMIT = re.compile(r"error limit", re.I)
@@ -155,16 +157,27 @@ def sources(cases: Sequence[Case]) -> dict[str, str]:
         # Every member's includes, in first-seen order: standard headers declare what their own names
         # say, so a member's single compile and its batch see the same declarations of what it uses.
         lines = list(dict.fromkeys(line for case in cases for line in includes(case.files[name]) or ()))
-        lines += ["#include <cstdlib>"] if dispatch else []
+        lines += ["#include <cstdio>", "#include <cstdlib>"] if dispatch else []
         for index, case in enumerate(cases):
             text = case.files[name]
             body = ["" if INCLUDE.match(line) else line for line in text.splitlines()]
             lines += [f"namespace {member_namespace(index)} {{", f'#line 1 "{member_file(index, name)}"', *body,
                       f"}}  // {member_namespace(index)}", *(f"#undef {macro}" for macro in DEFINE.findall(text))]
         if dispatch:
-            lines += [f'#line 1 "{DISPATCH}"', "int main(int argc, char **argv) {",
-                      "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {",
-                      *(f"    case {i}: return {member_namespace(i)}::main();" for i in range(len(cases))), "  }", "  return 3;", "}"]
+            lines += [f'#line 1 "{DISPATCH}"', "static int sg_member(int i) {", "  switch (i) {",
+                      *(f"    case {i}: return {member_namespace(i)}::main();" for i in range(len(cases))),
+                      "  }", "  return 3;", "}",
+                      "int main(int argc, char **argv) {",
+                      "  if (argc <= 2) return sg_member(argc > 1 ? std::atoi(argv[1]) : -1);",
+                      f"  // several members, one after another: {MEMBER_BEGIN} i, its output, {MEMBER_END} i status",
+                      "  for (int a = 1; a < argc; ++a) {",
+                      f'    std::printf("{MEMBER_BEGIN} %d\\n", std::atoi(argv[a]));',
+                      "    std::fflush(stdout);",
+                      "    int status = sg_member(std::atoi(argv[a]));",
+                      "    cudaDeviceSynchronize();",
+                      "    std::fflush(stdout);",
+                      f'    std::printf("{MEMBER_END} %d %d\\n", std::atoi(argv[a]), status);',
+                      "    std::fflush(stdout);", "  }", "  return 0;", "}"]
         out[target] = "\n".join(lines) + "\n"
     return out
 

@@ -28,7 +28,8 @@ CRASH_MARKERS = ("internal error", "internal compiler error", "segmentation faul
                  "assertion failed", "stack dump", "illegal instruction")
 BROKEN_IR = "broken module found"  # NVVM's IR verifier failed: the compiler made invalid IR (a crash)
 # NVRTC prints NVVM's own errors with no file ("error: Broken module found, compilation aborted!")
-BARE = re.compile(r"^(?P<sev>error|warning): (?P<msg>.*)$")
+# and some of its front end's warnings with neither ("Warning #20208-D: 'long double' is treated as 'double' ...")
+BARE = re.compile(r"^(?P<sev>[Ee]rror|[Ww]arning)(?: #(?P<num>\d+)(?:-D)?)?: (?P<msg>.*)$")
 # 128 + signal number: a sub-tool killed by SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL or SIGSEGV.
 SIGNAL_CODES = frozenset({0x84, 0x86, 0x87, 0x88, 0x89, 0x8B})
 TOOL_PHASES = {"cudafe++": Phase.CUDAFE, "cicc": Phase.CICC, "ptxas": Phase.PTXAS,
@@ -118,5 +119,5 @@ def _diagnostic(line: str, phase: Phase) -> Diagnostic | None:
         return Diagnostic(severity=m["sev"] or "error", message=m["msg"], phase=Phase.LINK)
     m = BARE.match(line)
     if m and phase is Phase.NVRTC:
-        return Diagnostic(severity=m["sev"], message=m["msg"], phase=Phase.NVRTC)
+        return Diagnostic(severity=m["sev"].lower(), message=m["msg"], phase=Phase.NVRTC, number=m["num"])
     return None

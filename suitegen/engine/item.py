@@ -13,7 +13,7 @@ from suitegen.build import batch
 from suitegen.build.compile import DLINK_LOG, MODULE, compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute import host_values
-from suitegen.execute.programs import run_program
+from suitegen.execute.programs import run_members, run_program
 from suitegen.judge.behaviour import loads, value_run, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
@@ -166,6 +166,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
         built = _build(session, todo, config, Path(tmp), tried, hints, checks) if len(todo) > 1 else {}
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         hosted = _batch_host_values(session, todo, built, checks, config, Path(tmp))
+        grouped = _batch_programs(session, todo, built, preps)
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
@@ -185,8 +186,9 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
             elif check == "host" and case.key in hosted:
                 execution = hosted[case.key]
             elif prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
-                execution = run_program(program[0], program[0].parent, session.options.exec_timeout,
-                                        session.gpus.take(), args=(str(program[1]),))
+                execution = grouped.get(case.key) or run_program(program[0], program[0].parent,
+                                                                 session.options.exec_timeout, session.gpus.take(),
+                                                                 args=(str(program[1]),))
             judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
@@ -213,6 +215,28 @@ def _device_check(session: Session, module: Path, check: str, member: int | None
         return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=detail, output="", duration=0.0,
                           gpu="", command=())
     return session.fatbin.load(module) if check == "load" else session.fatbin.value(module, member, value)
+
+
+def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, tuple],
+                    preps: dict[str, Preparation]) -> dict[str, ExecResult]:
+    """Run the runtime members of each batched program that built, all in one process per program (a
+    process start and CUDA context each cost about 0.3 s); only their passes are kept: a member that
+    did not pass, or that a crash, hang or exit left unfinished, runs again alone."""
+    groups: dict[Path, dict[int, str]] = {}
+    for case in cases:
+        if case.key not in built or session.gpus is None:
+            continue
+        result, _, program, _ = built[case.key]
+        if preps[case.key].expectation.expect is Expect.RUNTIME and result.outcome.accepted and program:
+            groups.setdefault(program[0], {})[program[1]] = case.key
+    out: dict[str, ExecResult] = {}
+    for path, members in groups.items():
+        if len(members) < 2:
+            continue
+        ran = run_members(path, sorted(members), path.parent, session.options.exec_timeout, session.gpus.take())
+        shared = f"ran in one process with the {len(members) - 1} other runtime members of its batch program"
+        out.update({members[i]: replace(r, detail=shared) for i, r in ran.items() if r.status is ExecStatus.PASSED})
+    return out
 
 
 def _batch_host_values(session: Session, cases: Sequence[Case], built: dict[str, tuple], checks: dict[str, str | None],

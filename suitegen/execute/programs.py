@@ -11,10 +11,13 @@ import signal
 from pathlib import Path
 
 from suitegen import procs
+from suitegen.build.batch import MEMBER_BEGIN, MEMBER_END
 from suitegen.model import ExecResult, ExecStatus
 
 DEFAULT_EXEC_TIMEOUT = 60.0
 RESULT_LINE = re.compile(r"^SUITEGEN-RESULT: (PASS|FAIL)\b ?(.*)$", re.M)
+MEMBER_OUTPUT = re.compile(rf"^{MEMBER_BEGIN} (?P<index>\d+)\n(?P<output>.*?)^{MEMBER_END} (?P=index) (?P<status>-?\d+)$",
+                           re.M | re.S)
 
 
 def run_program(program: Path, cwd: Path, timeout: float, gpu: tuple[str, str],
@@ -27,6 +30,22 @@ def run_program(program: Path, cwd: Path, timeout: float, gpu: tuple[str, str],
         return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no result after {timeout:g}s",
                           output=done.output, duration=done.duration, gpu=gpu[1], command=done.argv)
     return classify(done.output, done.returncode, done.duration, gpu[1], done.argv)
+
+
+def run_members(program: Path, members: list[int], cwd: Path, timeout: float,
+                gpu: tuple[str, str]) -> dict[int, ExecResult]:
+    """Run several members of a batched program in one process, one after another (it brackets each
+    one's output), and return the result of each member that finished; a crash, a hang or an exit ends
+    the process, and the members it did not finish are missing. Each result's command is the member's
+    own (the single run that reproduces it)."""
+    done = procs.run((str(program), *map(str, members)), timeout=timeout, cwd=cwd,
+                     env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0]))
+    out = {}
+    for m in MEMBER_OUTPUT.finditer(done.output):
+        index = int(m.group("index"))
+        out[index] = classify(m.group("output"), int(m.group("status")), done.duration / len(members), gpu[1],
+                              (str(program), str(index)))
+    return out
 
 
 def classify(text: str, code: int, duration: float, gpu: str, argv=()) -> ExecResult:
