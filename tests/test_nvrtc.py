@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build import compile as build, nvrtc, registry
+from suitegen.build import compile as build
+from suitegen.build import nvrtc, registry
 from suitegen.build.toolchain import ToolchainError, probe
 from suitegen.engine import session as engine
 from suitegen.engine.item import run_one
