@@ -32,6 +32,7 @@ LIBRARY_FAILED = 2  # the exit status when the library did not load or refused a
 HOST_CODE = "not allowed in JIT mode"
 HOST_PROGRAM = (re.compile(r"<<<"), "launches a kernel from host code"), \
     (re.compile(r"^\s*#\s*include\b", re.M), "includes a header (NVRTC is given none)"), \
+    (re.compile(r"__has_include\b"), "asks which headers exist (NVRTC is given none)"), \
     (re.compile(r"\bmain\s*\("), "is a host program (it has main)")
 
 
