@@ -37,11 +37,11 @@ def test_columns_are_versions_in_order_and_changes_come_between_neighbours():
     table = build(RECORDS, ["demo"])
     assert [v for _, v in table.columns] == ["13.0.88", "13.2.51", "13.5.37"], "by version, not by name"
     assert [(r.section, r.rule) for r in table.rows] == [("demo", None), ("demo", "demo/a"), ("demo", "demo/b")]
-    changes = {(row.rule, table.columns[i][1]) for row, i in table.changes()}
+    changes = {(row.rule, table.columns[b][1]) for row, a, b in table.changes()}
     assert changes == {("demo/a", "13.5.37"), ("demo/b", "13.2.51")}
     md = render_markdown(table)
     assert md.index("Changes between neighbouring versions") < md.index("## Support")
-    assert "- `demo/a`: 13.2.51 mixed -> 13.5.37 fail" in md
+    assert "- `demo/a`: nvcc-13.2.51 13.2.51 mixed -> nvcc-13.5.37 13.5.37 fail" in md
     assert "| `a` | partial (PASS 1, XFAIL 1) | partial (PASS 1, XFAIL 1) | FAIL (PASS 1, FAIL 1) |" in md
 
 
@@ -107,3 +107,14 @@ def test_dialect_rows_say_which_std_levels_each_release_honours(tmp_path):
                                            ("c++23", ["no: ignored <x>", "no: ignored <x>", "yes"])]
     assert "| c++23 | no: ignored <x> | no: ignored <x> | yes |" in render_markdown(table)
     assert "no: ignored &lt;x&gt;" in render_page(table), "escaped"
+
+
+def test_nvrtc_columns_come_last_and_are_compared_with_nvcc_of_their_release():
+    nvrtc = [dict(rec("13.0.88", "demo/a", v, config=c), config={"toolchain": "nvrtc-13.0.88", "nvcc_version": "13.0.88"})
+             for v, c in (("PASS", "c++17,sm_90"), ("FAIL", "c++20,sm_90"))]
+    table = build(RECORDS + nvrtc)
+    assert table.columns[-1] == ("nvrtc-13.0.88", "13.0.88") and [v for _, v in table.columns[:3]] == [
+        "13.0.88", "13.2.51", "13.5.37"]
+    assert table.pairs() == [(0, 1), (1, 2), (0, 3)], "never NVRTC 13.0 against nvcc 13.5"
+    assert ("demo/a", 0, 3) in {(row.rule, a, b) for row, a, b in table.changes()}
+    assert "- `demo/a`: nvcc-13.0.88 13.0.88 mixed -> nvrtc-13.0.88 13.0.88 fail" in render_markdown(table)

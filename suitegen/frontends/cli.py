@@ -335,7 +335,8 @@ def history_command(args) -> int:
     explained = _explain(table, out / "bisect") if args.explain else ""
     (out / "history.md").write_text(history.render_markdown(table) + explained)
     print(f"{len(table.columns)} toolchains, {sum(1 for r in table.rows if r.rule)} rules, "
-          f"{len(table.changes())} changes between neighbouring versions: {out / 'history.html'}, "
+          f"{len(table.changes())} changes between neighbouring versions (and NVRTC against nvcc of its release): "
+          f"{out / 'history.html'}, "
           f"{out / 'history.md'}")
     return EXIT_OK
 
@@ -374,11 +375,11 @@ def _explain(table, out: Path) -> str:
     """Bisect each change between two nvcc releases of a history over the releases between them, with the
     dialects and targets its records used; return the markdown section (also printed)."""
     parts = ["", "## Changes explained by bisect", ""]
-    for row, i in table.changes():
-        (before, low), (after, high) = table.columns[i - 1], table.columns[i]
+    for row, a, b in table.changes():
+        (before, low), (after, high) = table.columns[a], table.columns[b]
         if low == high or not before.startswith("nvcc") or not after.startswith("nvcc"):
             continue  # two compilers of one release (nvcc and NVRTC): nothing between them to bisect
-        records = [r for c in row.cells[i - 1:i + 1] for r in c.records]
+        records = [r for c in (row.cells[a], row.cells[b]) for r in c.records]
         std = ",".join(sorted({r["config"]["std"] for r in records}))
         arch = ",".join(sorted({r["config"]["arch"] for r in records}))
         report = _bisect(row.rule, low, high, std, arch, None, out / row.rule.replace("/", "_"))

@@ -181,7 +181,7 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
     if "nvrtc" in prep.env.features and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
-        return Judgement(verdict=Verdict.UNSUPPORTED, expected=exp, reason="NVRTC compiles device code only: "
+        return Judgement(verdict=Verdict.UNSUPPORTED, reason="NVRTC compiles device code only: "
                          "it reports this case's host code (a host function or variable)")
     verdict_, why = compare(exp, case, result)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:

@@ -72,10 +72,25 @@ class Table:
     # per column: -std level -> None (honoured with the column's host compiler) or why not; see dialects()
     dialects: list[dict[str, str | None]] = field(default_factory=list)
 
-    def changes(self) -> list[tuple[Row, int]]:
-        """Return (rule row, column index) where a rule's status differs from the previous column's."""
-        return [(row, i) for row in self.rows if row.rule for i in range(1, len(self.columns))
-                if row.cells[i].status != row.cells[i - 1].status]
+    def pairs(self) -> list[tuple[int, int]]:
+        """Return the column pairs compared: neighbouring versions of one compiler (nvcc, NVRTC), and each
+        NVRTC column against nvcc of the same release (two front ends of one toolkit)."""
+        nvrtc = [_is_nvrtc(c) for c in self.columns]
+        out = [(i - 1, i) for i in range(1, len(self.columns)) if nvrtc[i - 1] == nvrtc[i]]
+        for b, (_, version) in enumerate(self.columns):
+            same = [a for a, (_, v) in enumerate(self.columns) if not nvrtc[a] and v == version]
+            if nvrtc[b] and same:
+                out.append((same[-1], b))
+        return out
+
+    def changes(self) -> list[tuple[Row, int, int]]:
+        """Return (rule row, column, compared column) where a rule's status differs between a pair."""
+        return [(row, a, b) for row in self.rows if row.rule for a, b in self.pairs()
+                if row.cells[a].status != row.cells[b].status]
+
+
+def _is_nvrtc(column: tuple[str, str]) -> bool:
+    return column[0].startswith("nvrtc")
 
 
 def _version(text: str) -> tuple:
@@ -95,7 +110,7 @@ def build(records: Iterable[Mapping], sections: Sequence[str] = ()) -> Table:
             cell.counts[r["verdict"]] += 1
             if key[1] is not None:
                 cell.records.append(r)
-    columns = sorted(cols, key=lambda c: (_version(c[1]), c[0]))
+    columns = sorted(cols, key=lambda c: (_is_nvrtc(c), _version(c[1]), c[0]))  # nvcc's, then NVRTC's
     order = {s: i for i, s in enumerate(sections)}
     rows = [Row(section=s, rule=rule, cells=[cells[(s, rule)][c] for c in columns])
             for s, rule in sorted(cells, key=lambda k: (order.get(k[0], len(order)), k[0], k[1] or ""))]
@@ -138,9 +153,9 @@ def render_page(table: Table, title: str = "suitegen support history") -> str:
     rows = [{"section": row.section, "rule": row.rule,
              "cells": [{"status": c.status, "mark": MARK[c.status], "summary": c.summary(),
                         "evidence": _evidence(c) if row.rule else []} for c in row.cells]} for row in table.rows]
-    changes = [{"rule": row.rule, "from": table.columns[i - 1], "to": table.columns[i],
-                "before": row.cells[i - 1].status, "after": row.cells[i].status,
-                "evidence": _evidence(row.cells[i])} for row, i in table.changes()]
+    changes = [{"rule": row.rule, "from": table.columns[a], "to": table.columns[b],
+                "before": row.cells[a].status, "after": row.cells[b].status,
+                "evidence": _evidence(row.cells[b])} for row, a, b in table.changes()]
     return ENV.get_template("history.html.j2").render(title=title, columns=table.columns, rows=rows, changes=changes,
                                                       dialects=dialect_rows(table))
 
@@ -149,9 +164,9 @@ def render_markdown(table: Table) -> str:
     """Return the table as markdown (sections and rules; changes between neighbouring versions first)."""
     head = ["| rule | " + " | ".join(f"{label} {version}" for label, version in table.columns) + " |",
             "|---|" + "---|" * len(table.columns)]
-    changes = [f"- `{row.rule}`: {table.columns[i - 1][1]} {row.cells[i - 1].status} -> "
-               f"{table.columns[i][1]} {row.cells[i].status}" for row, i in table.changes()]
-    lines = ["## Changes between neighbouring versions", "", *(changes or ["None."]), ""]
+    changes = [f"- `{row.rule}`: {' '.join(table.columns[a])} {row.cells[a].status} -> "
+               f"{' '.join(table.columns[b])} {row.cells[b].status}" for row, a, b in table.changes()]
+    lines = ["## Changes between neighbouring versions (and NVRTC against nvcc of its release)", "", *(changes or ["None."]), ""]
     dialect = dialect_rows(table)
     if dialect:
         lines += ["## -std levels honoured (with each toolchain's host compiler)", "", head[0].replace("rule", "-std"),
