@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 
 import jinja2
 
-from suitegen.model import Verdict
+from suitegen.model import Std, Verdict
 
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -131,7 +131,8 @@ def dialects(table: Table, records: Iterable[Mapping], honoured) -> None:
 
 def dialect_rows(table: Table) -> list[tuple[str, list[str]]]:
     """Return (std, one cell per column): "yes (host)" where honoured, "no: why" where not."""
-    stds = sorted({s for d in table.dialects for s in d}, key=lambda s: s.replace("03", "98"))
+    order = [s.value for s in Std]
+    stds = sorted({s for d in table.dialects for s in d}, key=lambda s: (order.index(s) if s in order else len(order), s))
     return [(s, [("yes" if d[s] is None else f"no: {d[s]}") if s in d else "" for d in table.dialects])
             for s in stds]
 
