@@ -6,7 +6,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from suitegen import hooks, procs
 from suitegen.build import batch
@@ -28,10 +28,14 @@ TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL, Verdict.UNSUPPORTED)
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Unit:
-    """Work for one thread: one item, or the batchable items of one config that share a translation unit."""
+    """Work for one thread: one item, or the batchable items of one config that share a translation unit.
+
+    A single item a batch left to be built alone says why, and which batches it was in."""
 
     config: Config
     cases: tuple[Case, ...]
+    why: str = ""
+    tried: tuple[str, ...] = ()
 
 
 # Phases whose rejections batch: cudafe++ and cicc report every member's errors; nvlink and ptxas name
@@ -86,11 +90,13 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     return [unit for _, unit in batches] + out
 
 
-def run_unit(session: Session, unit: Unit) -> list[Record]:
-    """Judge every item of a unit."""
+def run_unit(session: Session, unit: Unit, defer: Callable[[Unit], None] | None = None) -> list[Record]:
+    """Judge every item of a unit (``defer``: see ``run_batch``)."""
+    if unit.why:
+        return [_alone(session, unit.cases[0], unit.config, unit.why, unit.tried)]
     if len(unit.cases) == 1:
         return [run_one(session, unit.cases[0], unit.config)]
-    return run_batch(session, unit.cases, unit.config)
+    return run_batch(session, unit.cases, unit.config, defer)
 
 
 def _prepare(session: Session, case: Case, config: Config) -> Preparation:
@@ -146,12 +152,15 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
                                  execution=execution, observed=_observed(session, prep, case, config)))
 
 
-def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[Record]:
-    """Judge items of one config from as few builds as attribution allows (programs still run one each).
+def run_batch(session: Session, cases: Sequence[Case], config: Config,
+              defer: Callable[[Unit], None] | None = None) -> list[Record]:
+    """Judge items of one config from as few builds as attribution allows.
 
     A verdict a batch could have caused is never taken from it: anything but PASS, XFAIL or "compiled;
     not run" (and for a program that ran, anything but PASS) is built again alone, so every FAIL's
-    evidence and reproducer is its single-case command.
+    evidence and reproducer is its single-case command. ``defer``: hand those single builds over as units
+    (the caller runs them, on other threads) instead of building them here one after another; their
+    records are then not in the list returned.
     """
     started = now()
     preps = {c.key: _prepare(session, c, config) for c in cases}
@@ -170,7 +179,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
-                records.append(_alone(session, case, config, left, tried.get(case.key, [])))
+                records.append(_later(session, case, config, left, tried.get(case.key, []), defer))
                 continue
             result, how, program, member = built[case.key]
             prep = preps[case.key]
@@ -193,12 +202,21 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> list[R
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
-                records.append(_alone(session, case, config, f"the batch said {judgement.verdict.value}",
-                                      [how["id"]]))
+                records.append(_later(session, case, config, f"the batch said {judgement.verdict.value}",
+                                      [how["id"]], defer))
                 continue
             records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
                                   execution=execution, observed=_observed(session, prep, case, config), batch=how))
-    return [with_behaviour(r) for r in records]
+    return [with_behaviour(r) for r in records if r is not None]
+
+
+def _later(session: Session, case: Case, config: Config, why: str, tried: Sequence[str],
+           defer: Callable[[Unit], None] | None) -> Record | None:
+    """Build an item alone now, or (``defer``) hand it over as a unit of its own and return None."""
+    if defer is None:
+        return _alone(session, case, config, why, tried)
+    defer(Unit(config=config, cases=(case,), why=why, tried=tuple(tried)))
+    return None
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
@@ -338,13 +356,19 @@ def _matches(pattern: str, message: str) -> bool:
         return False
 
 
-def safe_run_unit(session: Session, unit: Unit) -> list[Record] | None:
+def safe_run_unit(session: Session, unit: Unit, defer: Callable[[Unit], None] | None = None) -> list[Record] | None:
     """Run one unit; a harness exception makes its items UNRESOLVED with the traceback, never FAIL.
 
     Returns None when the run is stopping: items cut short say nothing and are not recorded.
     """
+    handed: set[str] = set()  # items already handed over (``defer``): their own units record them
+
+    def hand(single: Unit) -> None:
+        handed.add(single.cases[0].key)
+        defer(single)
+
     try:
-        return run_unit(session, unit)
+        return run_unit(session, unit, hand if defer else None)
     except procs.Stopped:
         return None
     except Exception:
@@ -353,4 +377,4 @@ def safe_run_unit(session: Session, unit: Unit) -> list[Record] | None:
         tb = traceback.format_exc(limit=5)
         return [Record(case=c, config=unit.config, result=None, started=now(),
                        judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
-                for c in unit.cases]
+                for c in unit.cases if c.key not in handed]

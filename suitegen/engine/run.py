@@ -227,9 +227,10 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     unrecorded: set = set()  # futures whose record is not yet appended
     recorded: set = set()
     queue = iter(work)
+    handed: list = []  # single builds that batches handed over: run before the queue's next unit
 
     def submit(unit) -> None:
-        fut = pool.submit(safe_run_unit, session, unit)
+        fut = pool.submit(safe_run_unit, session, unit, handed.append)
         pending.add(fut)
         unrecorded.add(fut)
 
@@ -241,20 +242,26 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
                 recorded.add(rec.key)
         unrecorded.discard(fut)
 
+    def top_up() -> None:
+        """Submit the handed-over single builds first (the pool runs in order), then queued units
+        until twice as many as there are workers wait."""
+        while handed:  # list.append and pop are atomic: workers hand over while this loop takes
+            submit(handed.pop(0))
+        while len(pending) < jobs * 2:
+            nxt = next(queue, None)
+            if nxt is None:
+                return
+            submit(nxt)
+
     stopped = None
     try:
-        for item in queue:
-            submit(item)
-            if len(pending) >= jobs * 2:
-                break
+        top_up()
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in finished:
                 pending.discard(fut)
                 record(fut)
-                nxt = next(queue, None)
-                if nxt is not None:
-                    submit(nxt)
+            top_up()
     except StopRun as stop:
         stopped = stop.signum
         for s in STOP_SIGNALS:  # a second signal must not cut the clean-up and the reports short
