@@ -58,8 +58,7 @@ def _save_registry(reg: dict) -> None:
 
 def add(version: str, runner=subprocess.run) -> dict:
     """Install ``nvidia-cuda-nvcc==version`` into the cache, probe it and register it as nvcc-<version>."""
-    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
-        raise ToolchainError(f"toolchain version must look like 13.5.37, not {version!r}")
+    _check_version(version)
     target = cache_dir() / version
     marker = target / MARKER
     installed = json.loads(marker.read_text()) if marker.exists() else None
@@ -67,44 +66,54 @@ def add(version: str, runner=subprocess.run) -> dict:
     if installed not in (requirements(version), requirements(version, optional=False)) or not found:
         shutil.rmtree(target, ignore_errors=True)  # a partial or differently pinned install is redone
         for reqs in (requirements(version), requirements(version, optional=False)):
-            proc = runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           "--target", str(target), *reqs], capture_output=True, text=True)
+            proc = _pip(runner, target, reqs)
             if proc.returncode == 0 or OPTIONAL not in (proc.stderr or ""):
                 break
         if proc.returncode != 0:
-            raise ToolchainError(f"pip could not install {PACKAGE}=={version}: "
-                                 + " / ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]))
+            raise _pip_failed(PACKAGE, version, proc)
         found = sorted(target.glob("nvidia/*/bin/nvcc"))
         if not found:
             raise ToolchainError(f"{PACKAGE}=={version} installed into {target} but holds no bin/nvcc")
         marker.write_text(json.dumps(reqs))
     _library_dir(found[0].parent.parent)
-    tc = probe(str(found[0]), name=f"nvcc-{version}")
-    entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint}
-    reg = load_registry()
-    reg[tc.name] = entry
-    _save_registry(reg)
-    return {"name": tc.name, **entry}
+    return _register(probe(str(found[0]), name=f"nvcc-{version}"))
 
 
 def add_nvrtc(version: str, runner=subprocess.run) -> dict:
     """Install ``nvidia-cuda-nvrtc==version`` into the cache, probe it and register it as nvrtc-<version>."""
-    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
-        raise ToolchainError(f"toolchain version must look like 13.5.37, not {version!r}")
+    _check_version(version)
     target = cache_dir() / f"nvrtc-{version}"
     found = sorted(target.glob("nvidia/*/lib/libnvrtc.so.*[0-9]"))
     if not found:
         shutil.rmtree(target, ignore_errors=True)
-        proc = runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-                       "--target", str(target), f"{NVRTC_PACKAGE}=={version}"], capture_output=True, text=True)
+        proc = _pip(runner, target, [f"{NVRTC_PACKAGE}=={version}"], "--no-deps")
         if proc.returncode != 0:
-            raise ToolchainError(f"pip could not install {NVRTC_PACKAGE}=={version}: "
-                                 + " / ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]))
+            raise _pip_failed(NVRTC_PACKAGE, version, proc)
         found = sorted(target.glob("nvidia/*/lib/libnvrtc.so.*[0-9]"))
         if not found:
             raise ToolchainError(f"{NVRTC_PACKAGE}=={version} installed into {target} but holds no libnvrtc.so")
-    tc = probe(str(found[0]), name=f"nvrtc-{version}")
-    entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint, "kind": "nvrtc"}
+    return _register(probe(str(found[0]), name=f"nvrtc-{version}"), kind="nvrtc")
+
+
+def _check_version(version: str) -> None:
+    if not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        raise ToolchainError(f"toolchain version must look like 13.5.37, not {version!r}")
+
+
+def _pip(runner, target: Path, reqs: list[str], *options: str):
+    """Run ``pip install --target`` for one toolchain's requirements; return the finished process."""
+    return runner([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *options,
+                   "--target", str(target), *reqs], capture_output=True, text=True)
+
+
+def _pip_failed(package: str, version: str, proc) -> ToolchainError:
+    return ToolchainError(f"pip could not install {package}=={version}: "
+                          + " / ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:]))
+
+
+def _register(tc, **extra) -> dict:
+    """Record a probed toolchain in the registry under its name; return its entry with the name."""
+    entry = {"nvcc": tc.nvcc, "version": tc.version_str, "fingerprint": tc.fingerprint, **extra}
     reg = load_registry()
     reg[tc.name] = entry
     _save_registry(reg)

@@ -213,12 +213,12 @@ def machine_features(toolchain: Toolchain) -> frozenset[str]:
     """
     from suitegen.build import features
     feats = set()
-    if toolchain.kind == "nvrtc":
-        feats.add("nvrtc")
     system = platform.system().lower()
     feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
     arch = platform.machine().lower()
     feats.add({"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch))
+    if toolchain.kind == "nvrtc":
+        return frozenset(feats | {"nvrtc"})  # no host compiler, and the feature probes are nvcc builds
     host = Path(toolchain.host_compiler).name.lower()
     version = toolchain.host_version.lower()
     if "clang" in host or "clang" in version:
@@ -229,6 +229,4 @@ def machine_features(toolchain: Toolchain) -> frozenset[str]:
         feats.add("host-icc")
     elif "g++" in host or "gcc" in host or "gcc" in version or "g++" in version:
         feats.add("host-gcc")
-    if toolchain.kind == "nvrtc":
-        return frozenset(feats)  # no host compiler, and the feature probes are nvcc builds
     return frozenset(feats) | features.detected_features(toolchain)

@@ -33,15 +33,6 @@ def value_kernels(member: int | None) -> list[str]:
     return [f"_ZN{len(ns)}{ns}{len(n)}{n}EPi" for n in VALUE_KERNELS]
 
 
-def _images(module: Path) -> list[str] | None:
-    """Return the images a module file holds (see images.module_targets); None where it is no fatbin."""
-    try:
-        data = module.read_bytes()
-    except OSError:
-        return None
-    return module_targets(data)
-
-
 class FatbinRunner:
     """Launches fatbin cases in long-lived cupy worker processes, one per thread, replaced after a fault."""
 
@@ -50,6 +41,22 @@ class FatbinRunner:
         self.command = command or (sys.executable, "-m", "suitegen.execute.gpu_worker")
         self._local = threading.local()
         self._all: list[subprocess.Popen] = []
+        self._held: dict[tuple, list[str] | None] = {}  # module file (path and stamp) -> the images it holds
+
+    def _images(self, module: Path) -> list[str] | None:
+        """Return the images a module file holds (see images.module_targets; None where it is no module),
+        read once per file however many batch members ask."""
+        try:
+            st = module.stat()
+        except OSError:
+            return None
+        key = (str(module), st.st_mtime_ns, st.st_size, st.st_ino)
+        if key not in self._held:
+            try:
+                self._held[key] = module_targets(module.read_bytes())
+            except OSError:
+                return None
+        return self._held[key]
 
     def _worker(self) -> tuple[subprocess.Popen, tuple[str, str]]:
         w = getattr(self._local, "worker", None)
@@ -97,7 +104,7 @@ class FatbinRunner:
         """Send one request to this thread's worker; PASSED with the reply as output, or why not. A module
         holding no image this worker's GPU can run is not sent: NOT_RUN says what it holds."""
         proc, gpu = self._worker()
-        targets = _images(module)
+        targets = self._images(module)
         cc = compute_capability(gpu[1])
         loaded = loaded_code(targets, cc) if targets else ""
         if targets is not None and not (targets and runs_on(targets, cc)):

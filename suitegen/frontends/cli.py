@@ -374,10 +374,11 @@ def _bisect(pattern: str, low: str, high: str, std: str, arch: str, flags: str |
 def _explain(table, out: Path) -> str:
     """Bisect each change between two nvcc releases of a history over the releases between them, with the
     dialects and targets its records used; return the markdown section (also printed)."""
+    from suitegen.report import history
     parts = ["", "## Changes explained by bisect", ""]
     for row, a, b in table.changes():
-        (before, low), (after, high) = table.columns[a], table.columns[b]
-        if low == high or not before.startswith("nvcc") or not after.startswith("nvcc"):
+        low, high = table.columns[a][1], table.columns[b][1]
+        if low == high or history.is_nvrtc(table.columns[a]) or history.is_nvrtc(table.columns[b]):
             continue  # two compilers of one release (nvcc and NVRTC): nothing between them to bisect
         records = [r for c in (row.cells[a], row.cells[b]) for r in c.records]
         std = ",".join(sorted({r["config"]["std"] for r in records}))

@@ -75,7 +75,7 @@ class Table:
     def pairs(self) -> list[tuple[int, int]]:
         """Return the column pairs compared: neighbouring versions of one compiler (nvcc, NVRTC), and each
         NVRTC column against nvcc of the same release (two front ends of one toolkit)."""
-        nvrtc = [_is_nvrtc(c) for c in self.columns]
+        nvrtc = [is_nvrtc(c) for c in self.columns]
         out = [(i - 1, i) for i in range(1, len(self.columns)) if nvrtc[i - 1] == nvrtc[i]]
         for b, (_, version) in enumerate(self.columns):
             same = [a for a, (_, v) in enumerate(self.columns) if not nvrtc[a] and v == version]
@@ -89,7 +89,7 @@ class Table:
                 if row.cells[a].status != row.cells[b].status]
 
 
-def _is_nvrtc(column: tuple[str, str]) -> bool:
+def is_nvrtc(column: tuple[str, str]) -> bool:
     return column[0].startswith("nvrtc")
 
 
@@ -110,7 +110,7 @@ def build(records: Iterable[Mapping], sections: Sequence[str] = ()) -> Table:
             cell.counts[r["verdict"]] += 1
             if key[1] is not None:
                 cell.records.append(r)
-    columns = sorted(cols, key=lambda c: (_is_nvrtc(c), _version(c[1]), c[0]))  # nvcc's, then NVRTC's
+    columns = sorted(cols, key=lambda c: (is_nvrtc(c), _version(c[1]), c[0]))  # nvcc's, then NVRTC's
     order = {s: i for i, s in enumerate(sections)}
     rows = [Row(section=s, rule=rule, cells=[cells[(s, rule)][c] for c in columns])
             for s, rule in sorted(cells, key=lambda k: (order.get(k[0], len(order)), k[0], k[1] or ""))]
