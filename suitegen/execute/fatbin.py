@@ -96,6 +96,15 @@ class FatbinRunner:
             return replace(result, detail=f"out[0] == {expected}")
         return replace(result, status=ExecStatus.FAILED, detail=bad)
 
+    def cells(self, module: Path, launches: list[tuple[str, int, int, int]]) -> tuple[ExecResult, list | None]:
+        """Launch generated programs' kernels (name, blocks, threads, buffer cells), each on a zeroed
+        64-bit buffer; return the run and each kernel's buffer (None unless it PASSED)."""
+        result = self._ask({"cells": str(module), "launches": [list(x) for x in launches]},
+                           ("suitegen.execute.gpu_worker", "--cells", str(module)), module)
+        if result.status is not ExecStatus.PASSED:
+            return result, None
+        return result, json.loads(result.output)["out"]
+
     def load(self, module: Path) -> ExecResult:
         """Load a module on the GPU, every kernel resolved (PTX JIT-compiled where needed); run nothing."""
         return self._ask({"load": str(module)}, ("suitegen.execute.gpu_worker", "--load", str(module)), module)

@@ -1,6 +1,7 @@
 """A long-lived GPU process: loads modules (cupy.cuda.function.Module) and launches kernels, many per process.
 
 Protocol: one JSON request per stdin line, one JSON reply per stdout line. A request either launches a
+generated program's kernels (``cells``: each of ``launches`` on its own zeroed uint64 buffer), or a
 kernel and returns its output (``module``, ``kernel``, ...), runs a value check (``value``: launch the
 first of ``kernels`` the module has, one thread, on an int out[1] that starts at 0, and return out), or
 only loads a module (``load``): with CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then
@@ -57,6 +58,16 @@ def serve() -> int:
                 get(req["load"])
                 cupy.cuda.runtime.deviceSynchronize()
                 print(json.dumps({"ok": True, "out": []}), flush=True)
+                continue
+            if "cells" in req:  # generated programs: each kernel on its own zeroed 64-bit buffer
+                mod = get(req["cells"])
+                outs = []
+                for name, blocks, threads, n in req["launches"]:
+                    buf = cupy.zeros(n, dtype="uint64")
+                    mod.get_function(name)((blocks,), (threads,), (buf,))
+                    cupy.cuda.runtime.deviceSynchronize()
+                    outs.append([int(v) for v in buf.get().tolist()])
+                print(json.dumps({"ok": True, "out": outs}), flush=True)
                 continue
             if "value" in req:
                 mod = get(req["value"])

@@ -61,6 +61,25 @@ def build_parser() -> argparse.ArgumentParser:
                      help="count recorded deviations (XFAIL) as disagreements too, and shrink them")
     exp.add_argument("--db", metavar="DIR", default=".hypothesis/suitegen-explore",
                      help="example database: disagreements found before are replayed first")
+    fz = sub.add_parser("fuzz", help="generated programs with known results, built several ways; "
+                        "confirm, reduce and file what goes wrong")
+    fz.add_argument("--seed", default="1", help="campaign seed: the same seed gives the same programs")
+    fz.add_argument("--budget", default="10m", help="time to spend generating and checking (90s, 10m, 1h)")
+    fz.add_argument("--nvcc", metavar="PATH|NAME", help="the nvcc (default: the one on PATH)")
+    fz.add_argument("--policy", help="one generation policy for every program (default: each draws one)")
+    fz.add_argument("--builds", default="default,ptxas-O0,cicc-O0",
+                    help="build configs, comma-separated (default,ptxas-O0,cicc-O0,debug,maxrreg,ptx-jit)")
+    fz.add_argument("--arch", default="sm_90", help="the SASS target of cubin builds (default sm_90)")
+    fz.add_argument("--per-file", type=int, default=32, help="programs per source file (default 32)")
+    fz.add_argument("-j", "--jobs", type=int, default=0, help="parallel builds (default: CPU count)")
+    fz.add_argument("--no-gpu", action="store_true", help="run nothing on a GPU even if there is one")
+    fz.add_argument("--host", action="store_true", help="also check every program on the host (g++ -O0, UBSan)")
+    fz.add_argument("--max-programs", type=int, help="stop after this many programs")
+    fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
+    fz.add_argument("--reduce-budget", default="5m", help="time for confirming and reducing findings")
+    fz.add_argument("--out", metavar="DIR", help="campaign folder (default reports/fuzz/seed-SEED); "
+                    "a campaign there with the same seed is resumed")
+
     tcp = sub.add_parser("toolchain", help="install and list toolchains")
     tsub = tcp.add_subparsers(dest="toolchain_command", required=True)
     tadd = tsub.add_parser("add", help="install nvidia-cuda-nvcc==VERSION into the cache and register it")
@@ -126,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     command = {"run": run_command, "rules": rules_command, "generate": generate_command,
                "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
                "baseline": baseline_command, "bisect": bisect_command, "history": history_command, "report": report_command, "merge": merge_command,
-               "junit": junit_command}[args.command]
+               "junit": junit_command, "fuzz": fuzz_command}[args.command]
     try:
         return command(args)
     except (OracleError, RenderError, ToolchainError, RunFolderBusy, ValueError) as exc:
@@ -137,6 +156,11 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args) -> int:
     from suitegen.engine.run import run_command as run
     return run(args)
+
+
+def fuzz_command(args) -> int:
+    from suitegen.engine.fuzz import fuzz_command as fuzz
+    return fuzz(args)
 
 
 def explore_command(args) -> int:

@@ -1,0 +1,91 @@
+"""Builds generated programs: one source file of many programs into one device module per build config.
+
+This is the narrow interface ``suitegen fuzz`` uses from the build stage: a config is a name and its
+flags; a build returns the module's path or why there is none. Modules are kept in the build cache
+(keyed as every build is: toolchain fingerprint, command, source bytes, environment), so a rerun or a
+resumed campaign rebuilds nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from suitegen import procs
+from suitegen.build import cache
+from suitegen.model import FROZEN, Toolchain
+
+BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
+
+
+@dataclass(**FROZEN)
+class DeviceBuild:
+    """One way of building generated programs: a name, its nvcc flags, and what it produces."""
+
+    name: str
+    flags: tuple[str, ...] = ()
+    output: str = "cubin"  # "cubin" (SASS for ``arch``) or "ptx" (the driver JIT-compiles it when loading)
+    arch: str = "sm_90"
+
+    def argv(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
+        """Return the nvcc command that builds ``source`` into ``out``."""
+        arch = f"-arch={self.arch}" if self.output == "cubin" else f"-arch=compute_{self.arch.split('_')[1]}"
+        return [toolchain.nvcc, *BASE_FLAGS, arch, *self.flags, f"-{self.output}", source, "-o", out]
+
+
+@dataclass(**FROZEN)
+class Built:
+    """What one build of a generated source did."""
+
+    build: DeviceBuild
+    module: Path | None  # None when nvcc made no module
+    argv: tuple[str, ...]
+    log: str
+    seconds: float
+    cached: bool = False
+    crashed: bool = False  # the compiler crashed or hung: a finding of its own
+
+    @property
+    def ok(self) -> bool:
+        return self.module is not None
+
+
+def _blob(k: str, suffix: str) -> Path:
+    return cache.cache_root() / "builds" / k[:2] / f"{k}.{suffix}"
+
+
+def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: Path, stem: str = "fuzz",
+                 timeout: float = 300.0, use_cache: bool = True) -> Built:
+    """Write ``source`` to ``folder/stem.cu`` and build it under ``build``; return the module or nvcc's words."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name, out = f"{stem}.cu", f"{stem}.{build.name}.{build.output}"
+    argv = build.argv(toolchain, name, out)
+    k = cache.key(toolchain, argv, {name: source}) if use_cache else None
+    if k is not None:
+        try:
+            data = _blob(k, build.output).read_bytes()
+        except OSError:
+            data = None
+        if data and _looks_like(build.output, data):
+            (folder / out).write_bytes(data)
+            return Built(build=build, module=folder / out, argv=tuple(argv), log="", seconds=0.0, cached=True)
+    (folder / name).write_text(source)
+    try:
+        done = procs.run(argv, timeout=timeout, cwd=folder, env=None)
+    except OSError as exc:
+        return Built(build=build, module=None, argv=tuple(argv), log=f"cannot run {argv[0]}: {exc}", seconds=0.0)
+    path = folder / out
+    crashed = done.timed_out or (done.returncode or 0) < 0 or "Segmentation fault" in done.output \
+        or "internal error" in done.output.lower() or "Internal Compiler Error" in done.output
+    if done.returncode != 0 or not path.exists() or not _looks_like(build.output, path.read_bytes()):
+        why = done.output if done.returncode else f"nvcc exited 0 but {out} is missing or not a {build.output}"
+        return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed)
+    if k is not None:
+        cache._write(_blob(k, build.output), path.read_bytes())
+    return Built(build=build, module=path, argv=tuple(argv), log=done.output, seconds=done.duration)
+
+
+def _looks_like(kind: str, data: bytes) -> bool:
+    """Return whether bytes are a whole module of that kind (an ELF cubin, or PTX text)."""
+    if kind == "cubin":
+        return data[:4] == b"\x7fELF" and len(data) > 64
+    return b".version" in data[:4096] and b".target" in data[:4096]

@@ -1,0 +1,347 @@
+"""``suitegen fuzz``: campaigns of generated programs with known results, built several ways and checked.
+
+A campaign draws programs (``synth``), many per source file, builds each file under every build
+config (``build.modules``), runs the modules on the GPU (``execute.fatbin``'s workers) and the
+per-thread bodies on the host (``execute.host_check``), and compares every output with the model.
+A program whose outputs differ anywhere is confirmed alone, reduced (``synth.reduce``, many
+candidates per build), given a stage by the configs it fails under (``triage``), and kept in the
+findings database, where a known bug is counted rather than reported again. State is saved after
+every file, so a stopped campaign resumes where it stopped.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import os
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from suitegen.build import modules
+from suitegen.build.modules import DeviceBuild
+from suitegen.engine import triage
+from suitegen.execute import host_check
+from suitegen.model import FROZEN, Toolchain
+from suitegen.synth import emit, ir, populate, reduce
+
+BUILDS = {
+    "default": DeviceBuild(name="default"),
+    "ptxas-O0": DeviceBuild(name="ptxas-O0", flags=("-Xptxas", "-O0")),
+    "cicc-O0": DeviceBuild(name="cicc-O0", flags=("-Xcicc", "-O0")),
+    "debug": DeviceBuild(name="debug", flags=("-G",)),
+    "maxrreg": DeviceBuild(name="maxrreg", flags=("-maxrregcount=24",)),
+    "ptx-jit": DeviceBuild(name="ptx-jit", output="ptx", arch="sm_80"),
+}
+DEFAULT_BUILDS = ("default", "ptxas-O0", "cicc-O0")
+
+
+@dataclass(**FROZEN)
+class Options:
+    """What a campaign does."""
+
+    seed: str
+    budget: float  # seconds of generating and checking (reduction of what it finds comes after)
+    out: Path
+    builds: tuple[str, ...] = DEFAULT_BUILDS
+    policy: str | None = None  # None: each program draws a policy
+    per_file: int = 32
+    jobs: int = os.cpu_count() or 2
+    gpu: bool = True
+    host: bool = False  # also check every body on the host (always on without a GPU)
+    host_builds: tuple[str, ...] = ("host-O0",)
+    arch: str = "sm_90"
+    reduce: bool = True
+    reduce_budget: float = 300.0
+    max_programs: int | None = None
+    use_cache: bool = True
+
+
+@dataclass
+class Tally:
+    """Counts a campaign shows while it runs and keeps in its state file."""
+
+    generated: int = 0
+    built: int = 0
+    ran: int = 0
+    host_checked: int = 0
+    wrong: int = 0
+    build_failures: int = 0
+    files: int = 0
+    seconds: float = 0.0
+
+
+def generate_file(seed: str, start: int, count: int, policy: str | None) -> tuple[list, list]:
+    """Return programs ``start .. start+count`` of a campaign and their expected buffers (a pool task)."""
+    progs, exp = [], []
+    for i in range(start, start + count):
+        p = populate.generate(seed, i, policy)
+        progs.append(p)
+        exp.append(reduce.expected(p))
+    return progs, exp
+
+
+def launches(programs) -> list[tuple[str, int, int, int]]:
+    return [(f"sg_k_{p.name}", p.blocks, p.threads, emit.cells(p)) for p in programs]
+
+
+class Campaign:
+    """One fuzz campaign: its options, toolchain, GPU runner, findings so far and state on disk."""
+
+    def __init__(self, toolchain: Toolchain, opts: Options, runner=None, say: Callable[[str], None] = print):
+        self.tc, self.opts, self.runner, self.say = toolchain, opts, runner, say
+        self.builds = [replace(BUILDS[b], arch=opts.arch if BUILDS[b].output == "cubin" else BUILDS[b].arch)
+                       for b in opts.builds]
+        self.tally = Tally()
+        self.lock = threading.Lock()
+        self.suspects: list[dict] = []
+        self.state_path = opts.out / "campaign.json"
+        self.results_path = opts.out / "programs.jsonl"
+        self.next_file = 0
+        self.scratch = Path(tempfile.mkdtemp(prefix="sg-fuzz-"))
+
+    # ---- state
+    def load_state(self) -> bool:
+        """Resume from the state file if there is one for this seed; return whether there was."""
+        try:
+            data = json.loads(self.state_path.read_text())
+        except (OSError, ValueError):
+            return False
+        if data.get("seed") != self.opts.seed or data.get("per_file") != self.opts.per_file:
+            raise ValueError(f"{self.state_path} is a campaign with seed {data.get('seed')!r} and "
+                             f"{data.get('per_file')} programs per file; use another --out")
+        self.next_file = data["next_file"]
+        self.tally = Tally(**data["tally"])
+        self.suspects = data.get("suspects", [])
+        return True
+
+    def save_state(self) -> None:
+        data = {"seed": self.opts.seed, "per_file": self.opts.per_file, "next_file": self.next_file,
+                "policy": self.opts.policy, "builds": list(self.opts.builds), "toolchain": self.tc.version_str,
+                "tally": self.tally.__dict__, "suspects": self.suspects}
+        tmp = self.state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, self.state_path)
+
+    # ---- one file of programs
+    def check_file(self, index: int, programs: list, expected: list) -> list[dict]:
+        """Build one file of programs every way, run it, and return one record per program."""
+        folder = self.scratch / f"f{index}"
+        source = emit.source(programs)
+        records = [{"index": int(p.name[1:]), "seed": self.opts.seed, "policy": p.policy, "tags": list(p.tags),
+                    "builds": {}, "host": {}} for p in programs]
+        for build in self.builds:
+            built = modules.build_module(self.tc, build, source, folder, timeout=600, use_cache=self.opts.use_cache)
+            if not built.ok:
+                for r in records:
+                    r["builds"][build.name] = "crashed" if built.crashed else "no-module"
+                self._note_build_failure(index, build, built)
+                continue
+            if self.runner is not None:
+                for r, status in zip(records, self.run_module(built.module, programs, expected)):
+                    r["builds"][build.name] = status
+        if self.opts.host or self.runner is None:
+            for name in self.opts.host_builds:
+                run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
+                                     host_check.HOST_BUILDS[name])
+                for r, p in zip(records, programs):
+                    bad = run.wrong.get(p.name)
+                    r["host"][name] = "wrong" if bad else ("ok" if run.ok or not run.undefined else "undefined")
+                if run.undefined:
+                    for r in records:
+                        r["host"][name] = "undefined"
+                        r["undefined"] = list(run.undefined[:5])
+                if not run.ok and not run.undefined and not run.wrong:
+                    for r in records:
+                        r["host"][name] = "no-build"
+                        r["host_log"] = run.log[-1000:]
+        with self.lock:
+            self.tally.files += 1
+            self.tally.built += len(programs)
+            if self.runner is not None:
+                self.tally.ran += len(programs)
+            if self.opts.host or self.runner is None:
+                self.tally.host_checked += len(programs)
+        return records
+
+    def run_module(self, module: Path, programs: list, expected: list) -> list[str]:
+        """Return each program's status in one module: ok, wrong, or the fault that stopped it."""
+        result, outs = self.runner.cells(module, launches(programs))
+        if outs is None and len(programs) > 1:  # a fault: run each program alone to find whose it was
+            return [s for p, e in zip(programs, expected) for s in self.run_module(module, [p], [e])]
+        if outs is None:
+            return [f"run-{result.status.value}"]
+        return ["ok" if got == want else "wrong" for got, want in zip(outs, expected)]
+
+    def _note_build_failure(self, index: int, build: DeviceBuild, built) -> None:
+        with self.lock:
+            self.tally.build_failures += 1
+            self.suspects.append({"kind": "crash" if built.crashed else "build", "file": index,
+                                  "build": build.name, "log": built.log[-2000:], "argv": list(built.argv)})
+
+    # ---- the campaign
+    def run(self) -> int:
+        """Run until the budget (or ``max_programs``) is spent; return how many programs were checked."""
+        o = self.opts
+        o.out.mkdir(parents=True, exist_ok=True)
+        resumed = self.load_state()
+        if resumed:
+            self.say(f"fuzz: resuming seed {o.seed!r} at program {self.next_file * o.per_file}")
+        start = time.monotonic()
+        base_seconds = self.tally.seconds
+        deadline = start + o.budget
+        in_flight: dict[cf.Future, int] = {}
+        done_files: dict[int, list] = {}
+        gen_pool = cf.ProcessPoolExecutor(max_workers=max(1, o.jobs // 2))
+        work = cf.ThreadPoolExecutor(max_workers=o.jobs)
+        gens: dict[int, cf.Future] = {}
+        last = 0.0
+        try:
+            def wanted(i: int) -> bool:
+                return o.max_programs is None or i * o.per_file < o.max_programs
+
+            nxt = self.next_file
+            while True:
+                now = time.monotonic()
+                while len(gens) < o.jobs and now < deadline and wanted(nxt):
+                    count = o.per_file if o.max_programs is None else min(o.per_file, o.max_programs - nxt * o.per_file)
+                    gens[nxt] = gen_pool.submit(generate_file, o.seed, nxt * o.per_file, count, o.policy)
+                    nxt += 1
+                for i in sorted(gens):
+                    if gens[i].done() and len(in_flight) < o.jobs:
+                        progs, exp = gens.pop(i).result()
+                        with self.lock:
+                            self.tally.generated += len(progs)
+                        in_flight[work.submit(self.check_file, i, progs, exp)] = i
+                if not in_flight and not gens:
+                    break
+                finished, _ = cf.wait(list(in_flight) or [f for f in gens.values()], timeout=1.0,
+                                      return_when=cf.FIRST_COMPLETED)
+                for fut in finished:
+                    if fut in in_flight:
+                        done_files[in_flight.pop(fut)] = fut.result()
+                while self.next_file in done_files:  # records and state advance in file order
+                    self._record(done_files.pop(self.next_file))
+                    self.next_file += 1
+                    self.tally.seconds = base_seconds + time.monotonic() - start
+                    self.save_state()
+                if time.monotonic() - last > 5:
+                    last = time.monotonic()
+                    self.say(self.progress(time.monotonic() - start))
+                if time.monotonic() > deadline:
+                    for f in gens.values():
+                        f.cancel()
+                    gens = {i: f for i, f in gens.items() if not f.cancelled()}
+        finally:
+            gen_pool.shutdown(cancel_futures=True)
+            work.shutdown(wait=True, cancel_futures=True)
+        self.tally.seconds = base_seconds + time.monotonic() - start
+        self.save_state()
+        self.say(self.progress(time.monotonic() - start))
+        return self.tally.generated
+
+    def progress(self, elapsed: float) -> str:
+        t = self.tally
+        rate = t.built / elapsed if elapsed else 0.0
+        return (f"fuzz: {t.generated} generated, {t.built} built x{len(self.builds)}, {t.ran} run on the GPU, "
+                f"{t.host_checked} checked on the host ({rate:.1f} programs/s); {t.wrong} wrong, "
+                f"{t.build_failures} build failures")
+
+    def _record(self, records: list[dict]) -> None:
+        with open(self.results_path, "a") as fh:
+            for r in records:
+                fh.write(json.dumps(r) + "\n")
+                bad = [b for b, s in r["builds"].items() if s != "ok"] + \
+                      [h for h, s in r["host"].items() if s not in ("ok",)]
+                if bad:
+                    self.tally.wrong += 1
+                    self.suspects.append({"kind": "wrong", "index": r["index"], "policy": r["policy"],
+                                          "bad": bad, "builds": r["builds"], "host": r["host"]})
+
+    # ---- after the budget: what was found
+    def investigate(self, per_signature: int = 2) -> list[dict]:
+        """Confirm and reduce the wrong programs (a few per signature), file them, and return the findings."""
+        deadline = time.monotonic() + self.opts.reduce_budget
+        seen: Counter = Counter()
+        findings = []
+        for s in self.suspects:
+            if s["kind"] != "wrong":
+                findings.append(s)  # a build that failed is a finding as it stands (its log says why)
+                continue
+            sig = tuple(sorted(s["bad"]))
+            seen[sig] += 1
+            if seen[sig] > per_signature or time.monotonic() > deadline:
+                continue
+            self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(sig)})")
+            f = triage.investigate(self, s, deadline)
+            if f is not None:
+                findings.append(f)
+        for sig, n in seen.items():
+            if n > per_signature:
+                findings.append({"kind": "repeat", "failing": list(sig), "count": n - per_signature})
+        filed = triage.file_findings(self.opts.out.parent / "findings.json",
+                                     [f for f in findings if f["kind"] in ("wrong-code", "crash")], self.opts.seed)
+        return filed + [f for f in findings if f["kind"] not in ("wrong-code", "crash")]
+
+
+def parse_budget(text: str) -> float:
+    """Return seconds for a budget such as ``90``, ``90s``, ``10m`` or ``1h``."""
+    text = text.strip().lower()
+    scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:], None)
+    try:
+        return float(text[:-1]) * scale if scale else float(text)
+    except ValueError:
+        raise ValueError(f"--budget {text!r}: expected seconds, or a number with s, m or h") from None
+
+
+def fuzz_command(args) -> int:
+    """``suitegen fuzz``: run (or resume) a campaign, then confirm, reduce and file what it found."""
+    from suitegen.build import registry, toolchain
+    from suitegen.execute.gpus import GpuPool, detect_gpu
+    from suitegen.report import fuzz_page
+    from suitegen.synth.policies import POLICIES
+    if args.policy and args.policy not in POLICIES:
+        raise ValueError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
+    builds = tuple(b for b in args.builds.split(",") if b)
+    unknown = [b for b in builds if b not in BUILDS]
+    if unknown:
+        raise ValueError(f"--builds: unknown {', '.join(unknown)} (known: {', '.join(BUILDS)})")
+    tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
+    out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
+    runner = None
+    if not args.no_gpu:
+        gpu = detect_gpu()
+        if gpu.available:
+            try:
+                import cupy  # noqa: F401
+                from suitegen.execute.fatbin import FatbinRunner
+                runner = FatbinRunner(GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices), 120.0)
+                print(f"fuzz: running programs on {gpu.devices[0]}")
+            except ImportError:
+                print("fuzz: a GPU is here but cupy is not importable (pip install -e '.[gpu]'): host checks only")
+        else:
+            print(f"fuzz: no GPU ({gpu.reason}): programs are checked on the host against the model, "
+                  "and built for compiler crashes")
+    opts = Options(seed=args.seed, budget=parse_budget(args.budget), out=out, builds=builds, policy=args.policy,
+                   per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2, gpu=runner is not None,
+                   host=args.host, arch=args.arch, reduce=not args.no_reduce,
+                   reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
+    campaign = Campaign(tc, opts, runner)
+    try:
+        campaign.run()
+        findings = campaign.investigate()
+    finally:
+        if runner is not None:
+            runner.close()
+    state = json.loads(campaign.state_path.read_text())
+    page = fuzz_page.write(out, state, findings)
+    new = [f for f in findings if f["kind"] in ("wrong-code", "crash", "build") and not f.get("known")]
+    print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
+    for f in findings:
+        if f["kind"] == "wrong-code":
+            print(f"  {'known' if f['known'] else 'NEW'} {f['stage']}: wrong under {', '.join(f['failing'])} "
+                  f"(program {f['index']}, {f['lines']} lines) -> {out / 'repro' / f['bucket']}")
+    return 1 if new else 0

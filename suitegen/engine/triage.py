@@ -1,0 +1,177 @@
+"""What a campaign does with a program that went wrong: confirm it alone, reduce it, blame a stage, file it.
+
+A finding's signature is the set of build configs it fails under; the stage follows from which
+optimisation levels mend it (right at ``-Xptxas -O0``: ptxas; right at ``-Xcicc -O0`` but wrong at
+``-Xptxas -O0``: NVVM's optimiser; wrong only at ``-Xcicc -O0``: ptxas meeting unoptimised PTX;
+wrong everywhere: the front end or NVVM's lowering, unless the host build disagrees with the model
+too, which makes it a fault of the model and no compiler bug). The findings database keeps one
+entry per bucket (kind, stage, signature, shape of the reduced program) and counts repeat hits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from suitegen.build import modules
+from suitegen.execute import host_check
+from suitegen.model import digest
+from suitegen.synth import emit, ir, populate, reduce
+
+
+def blame(failing: set[str], passing: set[str]) -> str:
+    """Return the stage a wrong result points at, from the builds it fails and passes under."""
+    if not failing:
+        return "none"
+    if failing <= {"host-O0", "host-O2"}:
+        return "host compiler"
+    device = failing - {"host-O0", "host-O2"}
+    if failing & {"host-O0", "host-O2"} and device:
+        return "model (the host build disagrees too: a generator fault, not a compiler bug)"
+    if device == {"ptx-jit"}:
+        return "driver JIT (ptxas in the driver)"
+    if device == {"debug"}:
+        return "debug build (-G)"
+    if "default" in device and "ptxas-O0" in passing:
+        return "ptxas optimiser"
+    if "default" in device and "cicc-O0" in passing:
+        return "NVVM optimiser"
+    if device == {"cicc-O0"}:
+        return "ptxas on unoptimised PTX"
+    if passing & {"default", "ptxas-O0", "cicc-O0", "debug"}:
+        return "optimisation-dependent (" + ", ".join(sorted(device)) + ")"
+    return "front end or NVVM lowering (every device build)"
+
+
+def shape(program: ir.Program) -> str:
+    """Return a coarse fingerprint of a reduced program: the operations and types it still holds."""
+    ops = Counter()
+    for _, n in reduce.walk((program.body, program.funcs)):
+        if isinstance(n, ir.Bin):
+            ops[f"{n.op}:{n.type.name}"] += 1
+        elif isinstance(n, (ir.Un, ir.Intrin)):
+            ops[getattr(n, "op", None) or n.name] += 1
+        elif isinstance(n, ir.Cast):
+            ops[f"cast:{n.arg.type.name}>{n.type.name}"] += 1
+    for c in program.comms:
+        ops[c.kind] += 1
+    return ",".join(sorted(ops))
+
+
+class Tester:
+    """Runs candidate programs under named builds (GPU) or host builds and says which are still wrong."""
+
+    def __init__(self, campaign, bad: str, good: str | None):
+        self.c, self.bad, self.good = campaign, bad, good
+        self.rounds = 0
+
+    def _statuses(self, build_name: str, programs: list, expected: list) -> list[str]:
+        c = self.c
+        folder = c.scratch / f"reduce-{os.getpid()}-{self.rounds}"
+        if build_name.startswith("host-"):
+            run = host_check.run(emit.host_check(programs, expected), folder, build_name,
+                                 host_check.HOST_BUILDS[build_name], cxx=getattr(c, "cxx", None))
+            if run.undefined:
+                return ["undefined"] * len(programs)
+            return ["wrong" if run.wrong.get(p.name) else ("ok" if run.ok else "no-build") for p in programs]
+        build = next(b for b in c.builds if b.name == build_name)
+        built = modules.build_module(c.tc, build, emit.source(programs), folder, timeout=600,
+                                     use_cache=c.opts.use_cache)
+        if not built.ok:
+            return ["no-module"] * len(programs)
+        return c.run_module(built.module, programs, expected)
+
+    def __call__(self, candidates: list) -> list[bool]:
+        self.rounds += 1
+        progs = [replace(p, name=f"c{k}") for k, p in enumerate(candidates)]
+        expected = [reduce.expected(p) for p in progs]
+        bad = self._statuses(self.bad, progs, expected)
+        good = self._statuses(self.good, progs, expected) if self.good else ["ok"] * len(progs)
+        return [b == "wrong" and g == "ok" for b, g in zip(bad, good)]
+
+
+def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:
+    """Return the program's status under every build (and host build), built alone."""
+    exp = reduce.expected(program)
+    out = {}
+    t = Tester(campaign, "default", None)
+    if campaign.runner is not None:
+        for b in campaign.builds:
+            out[b.name] = t._statuses(b.name, [program], [exp])[0]
+    if campaign.opts.host or campaign.runner is None:
+        for h in campaign.opts.host_builds:
+            out[h] = t._statuses(h, [program], [exp])[0]
+    return out
+
+
+def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
+    """Confirm a wrong program alone, twice, then reduce it; return the finding (None if it did not repeat)."""
+    o = campaign.opts
+    program = populate.generate(o.seed, suspect["index"], o.policy)
+    first = statuses_alone(campaign, program)
+    second = statuses_alone(campaign, program)
+    failing = {b for b, s in first.items() if s == "wrong"}
+    if not failing or failing != {b for b, s in second.items() if s == "wrong"}:
+        return {"kind": "flaky", "index": suspect["index"], "first": first, "second": second}
+    passing = {b for b, s in first.items() if s == "ok"}
+    bad = "default" if "default" in failing else sorted(failing)[0]
+    good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
+    tester = Tester(campaign, bad, good)
+    small = program
+    if o.reduce and time.monotonic() < deadline:
+        small = reduce.reduce(program, tester, log=lambda m: None)
+    exp = reduce.expected(small)
+    again = tester([small])[0]  # the reduced form must still differ
+    stage = blame(failing, passing)
+    text = emit.standalone(small, exp) if not bad.startswith("host-") else \
+        emit.host_check([small], [exp], minimal=True)
+    return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
+            "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
+            "reduced_still_differs": again, "size": reduce.size(small.body) + reduce.size(small.funcs),
+            "original_size": reduce.size(program.body) + reduce.size(program.funcs),
+            "lines": text.count("\n"), "reproducer": text, "shape": shape(small), "tags": list(program.tags),
+            "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
+
+
+def _commands(campaign, bad: str, good: str | None) -> list[str]:
+    """Return the exact commands that show a finding from its reproducer file ``repro.cu``."""
+    out = []
+    for name in (bad, good):
+        if not name or name.startswith("host-"):
+            continue
+        b = next(x for x in campaign.builds if x.name == name)
+        flags = " ".join((*modules.BASE_FLAGS, f"-arch={b.arch}", *b.flags))
+        out.append(f"nvcc {flags} repro.cu -o repro-{name} && ./repro-{name}   # {name}")
+    return out
+
+
+def bucket(finding: dict) -> str:
+    """Return the key under which the database files a finding."""
+    return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), finding.get("shape"), length=12)
+
+
+def file_findings(db_path: Path, findings: list[dict], campaign: str) -> list[dict]:
+    """Add findings to the database; return each with ``known`` set where its bucket was already there."""
+    try:
+        db = json.loads(db_path.read_text())
+    except (OSError, ValueError):
+        db = {"findings": {}}
+    out = []
+    for f in findings:
+        key = bucket(f)
+        entry = db["findings"].get(key)
+        known = entry is not None
+        if entry is None:
+            entry = db["findings"][key] = {"first": f, "hits": 0, "campaigns": []}
+        entry["hits"] += 1
+        if campaign not in entry["campaigns"]:
+            entry["campaigns"].append(campaign)
+        out.append(dict(f, bucket=key, known=known, hits=entry["hits"]))
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = db_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(db, indent=1))
+    os.replace(tmp, db_path)
+    return out

@@ -1,0 +1,59 @@
+"""Builds generated programs as host C++ (g++, with UBSan) and runs them against the model's outputs.
+
+This needs no GPU: every program's per-thread ``body`` is the same text a kernel runs, built here
+with the execution-space keywords defined away. The runner prints ``<program> thread T output J:
+expected X, got Y`` for each wrong output, and UBSan's ``runtime error:`` lines name undefined
+behaviour; either is a problem of that program (or of the model: a false alarm to be fixed).
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from suitegen import procs
+from suitegen.model import FROZEN
+
+HOST_BUILDS = {"host-O0": ("-O0",), "host-O2": ("-O2",)}
+SANITIZE = ("-fsanitize=undefined",)
+WRONG = re.compile(r"^(\w+) thread (\d+) output (\d+): expected (\d+), got (\d+)$", re.M)
+UBSAN = re.compile(r"^(.*?):(\d+):\d+: runtime error: (.*)$", re.M)
+
+
+@dataclass(**FROZEN)
+class HostRun:
+    """What one host build and run said about each program of its file."""
+
+    name: str
+    argv: tuple[str, ...]
+    ok: bool  # built and ran to the end
+    wrong: dict  # program name -> [(thread, output, expected, got)]
+    undefined: tuple  # UBSan messages (file:line: message)
+    log: str
+
+
+def compiler() -> str | None:
+    """Return the host C++ compiler to use (``$CXX``, else g++), or None if there is none."""
+    import os
+    return shutil.which(os.environ.get("CXX", "g++"))
+
+
+def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str | None = None,
+        timeout: float = 600.0) -> HostRun:
+    """Build ``source`` with the host compiler and ``flags`` (plus UBSan) and run it."""
+    cxx = cxx or compiler()
+    folder.mkdir(parents=True, exist_ok=True)
+    src, exe = folder / f"{name}.cpp", folder / f"{name}.out"
+    src.write_text(source)
+    argv = (cxx, "-std=c++17", "-w", *flags, *SANITIZE, src.name, "-o", exe.name)
+    built = procs.run(argv, timeout=timeout, cwd=folder)
+    if built.returncode != 0:
+        return HostRun(name=name, argv=argv, ok=False, wrong={}, undefined=(), log=built.output[-4000:])
+    ran = procs.run((str(exe),), timeout=timeout, cwd=folder)
+    wrong: dict = {}
+    for m in WRONG.finditer(ran.output):
+        wrong.setdefault(m.group(1), []).append(tuple(int(x) for x in m.group(2, 3, 4, 5)))
+    undefined = tuple(f"{Path(m.group(1)).name}:{m.group(2)}: {m.group(3)}" for m in UBSAN.finditer(ran.output))
+    finished = ran.returncode in (0, 1) and not undefined
+    return HostRun(name=name, argv=argv, ok=finished, wrong=wrong, undefined=undefined, log=ran.output[-4000:])

@@ -1,0 +1,57 @@
+"""Writes a fuzz campaign's report: a self-contained page of findings by class, and one folder per reproducer."""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+
+def write(out: Path, state: dict, findings: list[dict]) -> Path:
+    """Write ``findings.json``, ``repro/<bucket>/`` and ``index.html`` under ``out``; return the page."""
+    (out / "findings.json").write_text(json.dumps(findings, indent=1))
+    for f in findings:
+        if f.get("reproducer"):
+            folder = out / "repro" / f["bucket"]
+            folder.mkdir(parents=True, exist_ok=True)
+            suffix = "cpp" if str(f.get("bad", "")).startswith("host-") else "cu"
+            (folder / f"repro.{suffix}").write_text(f["reproducer"])
+            (folder / "README.txt").write_text(_readme(f))
+    page = out / "index.html"
+    page.write_text(_page(state, findings))
+    return page
+
+
+def _readme(f: dict) -> str:
+    return (f"{f['kind']}: {f['stage']}\nwrong under: {', '.join(f['failing'])}; right under: "
+            f"{', '.join(f['passing']) or 'none'}\ntoolchain: nvcc {f['toolchain']}\n"
+            f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
+            f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n\n" + "\n".join(f.get("commands", [])) + "\n")
+
+
+def _page(state: dict, findings: list[dict]) -> str:
+    t = state["tally"]
+    rows = []
+    order = {"wrong-code": 0, "crash": 1, "build": 2, "repeat": 3, "flaky": 4}
+    for f in sorted(findings, key=lambda f: (order.get(f["kind"], 9), f.get("stage", ""))):
+        if f["kind"] == "wrong-code":
+            head = (f"{'known' if f.get('known') else 'new'} · {html.escape(f['stage'])} · wrong under "
+                    f"{html.escape(', '.join(f['failing']))} · program {f['index']} · {f['lines']} lines")
+            body = (f"<pre>{html.escape(_readme(f))}</pre><pre>{html.escape(f['reproducer'])}</pre>")
+        elif f["kind"] in ("crash", "build"):
+            head = f"{f['kind']} · build {html.escape(f['build'])} · file {f['file']}"
+            body = f"<pre>{html.escape(' '.join(f['argv']))}\n\n{html.escape(f['log'])}</pre>"
+        elif f["kind"] == "repeat":
+            head = f"{f['count']} more programs wrong under {html.escape(', '.join(f['failing']))} (not reduced)"
+            body = ""
+        else:
+            head = f"{f['kind']} · program {f.get('index')}"
+            body = f"<pre>{html.escape(json.dumps(f, indent=1))}</pre>"
+        rows.append(f"<details><summary>{head}</summary>{body}</details>")
+    summary = (f"seed {html.escape(str(state['seed']))} · nvcc {html.escape(state['toolchain'])} · builds "
+               f"{html.escape(', '.join(state['builds']))} · {t['generated']} programs, {t['ran']} run on the GPU, "
+               f"{t['host_checked']} checked on the host, {t['seconds']:.0f} s · {t['wrong']} wrong, "
+               f"{t['build_failures']} build failures")
+    return ("<!doctype html><meta charset=utf-8><title>suitegen fuzz</title><style>body{font:14px sans-serif;"
+            "max-width:1100px;margin:1em auto}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}"
+            "summary{cursor:pointer;padding:.2em}</style><h1>suitegen fuzz</h1>"
+            f"<p>{summary}</p><h2>Findings ({len(findings)})</h2>" + ("".join(rows) or "<p>none</p>"))

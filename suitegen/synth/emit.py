@@ -1,0 +1,376 @@
+"""Spells generated programs in CUDA C++: many programs per source file, a standalone reproducer, a host check.
+
+Each program sits in ``namespace sg_<name>`` with its tables, functions and ``body``; its kernel is
+``extern "C" sg_k_<name>``. Thread t writes ``width`` 64-bit outputs at ``out[t * width]``; the global
+atomic reductions fold into the cells after ``lanes * width``. The same text compiles as host C++
+(g++ with ``HOST_PRELUDE``): the execution-space keywords become nothing and the device intrinsics
+their portable definitions, which is how CI checks programs against the model without a GPU.
+"""
+from __future__ import annotations
+
+from suitegen.synth import exchange, ir
+from suitegen.synth import semantics as s
+from suitegen.synth.interp import VECTORS
+
+HOST_HEAD = r"""
+#ifndef __CUDACC__
+#include <cstdio>
+#define __host__
+#define __device__
+#define __global__
+#define __constant__
+#define __managed__
+#define __shared__
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ inline __attribute__((always_inline))
+"""
+
+
+def host_prelude(kinds=None) -> str:
+    """Return what makes a source compile as host C++: keywords defined away, the vector types (``kinds``: only those)."""
+    return HOST_HEAD + "".join(
+        f"struct {k} {{ {c.name} {', '.join('xyzw'[:n])}; }};\n"
+        f"static inline {k} make_{k}({', '.join(f'{c.name} {a}' for a in 'xyzw'[:n])}) "
+        f"{{ {k} v = {{{', '.join('xyzw'[:n])}}}; return v; }}\n"
+        for k, (c, n) in VECTORS.items() if kinds is None or k in kinds) + "#endif\n"
+
+
+HOST_PRELUDE = host_prelude()
+
+PRELUDE = r"""
+#ifndef __CUDACC__
+#include <cstdio>
+#define __host__
+#define __device__
+#define __global__
+#define __constant__
+#define __managed__
+#define __shared__
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ inline __attribute__((always_inline))
+""" + "".join(
+    f"struct {k} {{ {c.name} {', '.join('xyzw'[:n])}; }};\n"
+    f"static inline {k} make_{k}({', '.join(f'{c.name} {a}' for a in 'xyzw'[:n])}) "
+    f"{{ {k} v = {{{', '.join('xyzw'[:n])}}}; return v; }}\n"
+    for k, (c, n) in VECTORS.items()) + "#endif\n"
+
+PRELUDE = r"""
+#include <cstring>
+struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };
+#define SG_HD __host__ __device__ __forceinline__
+SG_HD unsigned long long sg_bits(bool x) { return x ? 1ull : 0ull; }
+SG_HD unsigned long long sg_bits(signed char x) { return (unsigned char)x; }
+SG_HD unsigned long long sg_bits(unsigned char x) { return x; }
+SG_HD unsigned long long sg_bits(short x) { return (unsigned short)x; }
+SG_HD unsigned long long sg_bits(unsigned short x) { return x; }
+SG_HD unsigned long long sg_bits(int x) { return (unsigned)x; }
+SG_HD unsigned long long sg_bits(unsigned x) { return x; }
+SG_HD unsigned long long sg_bits(long long x) { return (unsigned long long)x; }
+SG_HD unsigned long long sg_bits(unsigned long long x) { return x; }
+SG_HD unsigned long long sg_bits(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
+SG_HD unsigned long long sg_bits(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
+#ifdef __CUDA_ARCH__
+#define SG_DEV(device, host) device
+#else
+#define SG_DEV(device, host) host
+#endif
+SG_HD int sg_min_i(int a, int b) { return SG_DEV(min(a, b), a < b ? a : b); }
+SG_HD int sg_max_i(int a, int b) { return SG_DEV(max(a, b), a > b ? a : b); }
+SG_HD unsigned sg_min_u(unsigned a, unsigned b) { return SG_DEV(min(a, b), a < b ? a : b); }
+SG_HD unsigned sg_max_u(unsigned a, unsigned b) { return SG_DEV(max(a, b), a > b ? a : b); }
+SG_HD long long sg_min_ll(long long a, long long b) { return SG_DEV(min(a, b), a < b ? a : b); }
+SG_HD unsigned long long sg_max_ull(unsigned long long a, unsigned long long b) { return SG_DEV(max(a, b), a > b ? a : b); }
+SG_HD int sg_abs_i(int a) { return SG_DEV(abs(a), a < 0 ? -a : a); }
+SG_HD long long sg_abs_ll(long long a) { return SG_DEV(llabs(a), a < 0 ? -a : a); }
+SG_HD unsigned sg_funnel_l(unsigned lo, unsigned hi, unsigned n) {
+  return SG_DEV(__funnelshift_l(lo, hi, n), (unsigned)(((((unsigned long long)hi << 32) | lo) << (n & 31u)) >> 32)); }
+SG_HD unsigned sg_funnel_r(unsigned lo, unsigned hi, unsigned n) {
+  return SG_DEV(__funnelshift_r(lo, hi, n), (unsigned)((((unsigned long long)hi << 32) | lo) >> (n & 31u))); }
+SG_HD unsigned sg_funnel_lc(unsigned lo, unsigned hi, unsigned n) {
+  return SG_DEV(__funnelshift_lc(lo, hi, n), n >= 32u ? lo : (unsigned)(((((unsigned long long)hi << 32) | lo) << n) >> 32)); }
+SG_HD unsigned sg_byte_perm_h(unsigned x, unsigned y, unsigned s) {
+  unsigned long long pool = ((unsigned long long)y << 32) | x; unsigned r = 0;
+  for (int n = 0; n < 4; ++n) r |= (unsigned)((pool >> (8 * ((s >> (4 * n)) & 7u))) & 0xFFu) << (8 * n);
+  return r; }
+SG_HD unsigned sg_byte_perm(unsigned x, unsigned y, unsigned s) { return SG_DEV(__byte_perm(x, y, s), sg_byte_perm_h(x, y, s)); }
+SG_HD unsigned sg_umulhi(unsigned a, unsigned b) { return SG_DEV(__umulhi(a, b), (unsigned)(((unsigned long long)a * b) >> 32)); }
+SG_HD int sg_mulhi(int a, int b) { return SG_DEV(__mulhi(a, b), (int)(((long long)a * b) >> 32)); }
+SG_HD unsigned long long sg_umul64hi(unsigned long long a, unsigned long long b) {
+  return SG_DEV(__umul64hi(a, b), (unsigned long long)(((unsigned __int128)a * b) >> 64)); }
+SG_HD long long sg_mul64hi(long long a, long long b) { return SG_DEV(__mul64hi(a, b), (long long)(((__int128)a * b) >> 64)); }
+SG_HD int sg_popc(unsigned v) { return SG_DEV(__popc(v), __builtin_popcount(v)); }
+SG_HD int sg_popcll(unsigned long long v) { return SG_DEV(__popcll(v), __builtin_popcountll(v)); }
+SG_HD int sg_clz(unsigned v) { return SG_DEV(__clz((int)v), v ? __builtin_clz(v) : 32); }
+SG_HD int sg_clzll(unsigned long long v) { return SG_DEV(__clzll((long long)v), v ? __builtin_clzll(v) : 64); }
+SG_HD unsigned sg_brev_h(unsigned v) { unsigned r = 0; for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i); return r; }
+SG_HD unsigned long long sg_brevll_h(unsigned long long v) {
+  unsigned long long r = 0; for (int i = 0; i < 64; ++i) r |= ((v >> i) & 1ull) << (63 - i); return r; }
+SG_HD unsigned sg_brev(unsigned v) { return SG_DEV(__brev(v), sg_brev_h(v)); }
+SG_HD unsigned long long sg_brevll(unsigned long long v) { return SG_DEV(__brevll(v), sg_brevll_h(v)); }
+SG_HD int sg_ffs(unsigned v) { return SG_DEV(__ffs((int)v), __builtin_ffs((int)v)); }
+SG_HD unsigned sg_rotl(unsigned x, unsigned n) { n &= 31u; return n ? (x << n) | (x >> (32u - n)) : x; }
+SG_HD int sg_sext8(int x) { return (int)(signed char)x; }
+SG_HD int sg_sext16(int x) { return (int)(short)x; }
+"""
+
+COMPS = "xyzw"
+
+
+def _snippets() -> tuple[list[str], dict[str, str]]:
+    """Split PRELUDE into its fixed head and one snippet per helper (keyed by name, sg_bits by type)."""
+    head, parts, current = [], {}, None
+    for line in PRELUDE.strip("\n").splitlines():
+        if line.startswith("SG_HD "):
+            name = line.split("(")[0].split()[-1]
+            if name == "sg_bits":
+                name = "sg_bits:" + line.split("(", 1)[1].rsplit(" x)", 1)[0]
+            current = name
+            parts[current] = line + "\n"
+        elif current and not line.startswith("#"):
+            parts[current] += line + "\n"
+        else:
+            current = None
+            head.append(line)
+    return head, parts
+
+
+def prelude(programs) -> str:
+    """Return only the part of the prelude these programs use (a reproducer stays short)."""
+    import re
+    head, parts = _snippets()
+    text = "".join(namespace(p) + kernel(p) for p in programs)
+    out_types = {n.value.type.name for p in programs for _, n in _walk(p.body) if isinstance(n, ir.Out)}
+    used = {f"sg_bits:{t}" for t in out_types}
+    names = set(re.findall(r"\b(sg_[a-z0-9_]+)\(", text))
+    while True:
+        more = {n for n in names if n in parts} - used
+        if not more:
+            break
+        used |= more
+        names |= set(re.findall(r"\b(sg_[a-z0-9_]+)\(", "".join(parts[n] for n in more)))
+    body = "".join(parts[n] for n in parts if n in used)
+    keep = [h for h in head if not (h.startswith("#include") and "memcpy" not in body)]
+    if "SG_DEV" not in body:
+        keep = [h for h in keep if "SG_DEV" not in h and h not in ("#ifdef __CUDA_ARCH__", "#else", "#endif")]
+    return "\n".join(keep) + "\n" + body
+
+
+def _walk(node):
+    from suitegen.synth.reduce import walk
+    return walk(node)
+
+
+class Writer:
+    """Spells one program's nodes."""
+
+    def __init__(self, program: ir.Program):
+        self.p = program
+        self.tables = {t.name: t for t in program.tables}
+        self.funcs = {f.name: f for f in program.funcs}
+        self.tparam: s.CType | None = None  # the type spelled T inside a function template
+
+    def t(self, t: s.CType) -> str:
+        return "T" if self.tparam is not None and t == self.tparam else t.name
+
+    def cast(self, t: s.CType, e) -> str:
+        text = self.e(e)
+        return text if e.type == t else f"(({self.t(t)})({text}))"
+
+    def e(self, n) -> str:
+        k = type(n)
+        if k is ir.Lit:
+            return s.literal(n.type, n.value)
+        if k is ir.Ref:
+            return n.var.name
+        if k is ir.Env:
+            return f"e.{n.name}"
+        if k is ir.Un:
+            return f"({n.op}({self.e(n.arg)}))"
+        if k is ir.Bin:
+            return f"({self.e(n.lhs)} {n.op} {self.e(n.rhs)})"
+        if k is ir.Cast:
+            return f"(({self.t(n.type)})({self.e(n.arg)}))"
+        if k is ir.Cond:
+            return f"({self.e(n.test)} ? {self.e(n.then)} : {self.e(n.other)})"
+        if k is ir.Intrin:
+            from suitegen.synth.interp import INTRINSICS
+            _, types, _ = INTRINSICS[n.name]
+            return f"{n.name}({', '.join(self.cast(t, a) for t, a in zip(types, n.args))})"
+        if k is ir.Call:
+            return self.call(n)
+        if k is ir.Load:
+            table = self.tables[n.table]
+            if table.writable:
+                return f"{n.table}[e.tid]"
+            return f"{n.table}[(unsigned)({self.e(n.index)}) % {len(table.values)}u]"
+        if k is ir.Elem:
+            return f"{n.array.name}[(unsigned)({self.e(n.index)}) % {n.size}u]"
+        if k is ir.Field:
+            return f"{n.vec.name}.{COMPS[n.comp]}"
+        raise TypeError(f"cannot spell {k.__name__}")
+
+    def call(self, n: ir.Call) -> str:
+        f = self.funcs[n.func]
+        args = [self.cast(p.type, a) for p, a in zip(f.params, n.args)]
+        if f.style == "template":
+            return f"{f.name}<{f.ret.name}>({', '.join(args)})"
+        if f.style == "member":
+            return f"{f.name}_S{{{', '.join(args)}}}.{f.name}()"
+        if f.style == "lambda":
+            params = ", ".join(f"{p.type.name} {p.name}" for p in f.params)
+            outer, self._ret = self._ret, f.ret
+            body = self.block(f.body, 2)
+            self._ret = outer
+            return f"([]({params}) -> {f.ret.name} {{\n{body}  }})({', '.join(args)})"
+        return f"{f.name}({', '.join(args)})"
+
+    # ---- statements
+    def block(self, stmts, ind: int) -> str:
+        return "".join(self.s(x, ind) for x in stmts)
+
+    def s(self, n, ind: int) -> str:
+        pad = "  " * ind
+        k = type(n)
+        if k is ir.Decl:
+            kw = "constexpr " if n.const else ""
+            return f"{pad}{kw}{self.t(n.var.type)} {n.var.name} = {self.cast(n.var.type, n.init)};\n"
+        if k is ir.Assign:
+            if n.op:
+                return f"{pad}{n.var.name} {n.op}= {self.e(n.value)};\n"
+            return f"{pad}{n.var.name} = {self.cast(n.var.type, n.value)};\n"
+        if k is ir.ArrayDecl:
+            inits = ", ".join(self.cast(n.var.type, i) for i in n.inits)
+            return f"{pad}{self.t(n.var.type)} {n.var.name}[{n.size}] = {{{inits}}};\n"
+        if k is ir.Store:
+            return (f"{pad}{n.array.name}[(unsigned)({self.e(n.index)}) % {n.size}u] = "
+                    f"{self.cast(n.array.type, n.value)};\n")
+        if k is ir.VecDecl:
+            comp, _ = VECTORS[n.kind]
+            return (f"{pad}{n.kind} {n.var.name} = make_{n.kind}"
+                    f"({', '.join(self.cast(comp, c) for c in n.comps)});\n")
+        if k is ir.GlobalStore:
+            t = self.tables[n.table].type
+            return f"{pad}{n.table}[e.tid] = {self.cast(t, n.value)};\n"
+        if k is ir.If:
+            text = f"{pad}if ({self.e(n.test)}) {{\n{self.block(n.then, ind + 1)}{pad}}}"
+            if n.other:
+                text += f" else {{\n{self.block(n.other, ind + 1)}{pad}}}"
+            return text + "\n"
+        if k is ir.For:
+            v = n.var.name
+            cond = f"{v} < {n.count}"
+            if n.bound is not None:
+                cond += f" && (long long){v} < (long long)({self.e(n.bound)})"
+            return f"{pad}for (int {v} = 0; {cond}; ++{v}) {{\n{self.block(n.body, ind + 1)}{pad}}}\n"
+        if k is ir.Switch:
+            text = f"{pad}switch ({self.e(n.test)}) {{\n"
+            for label, body in n.cases:
+                text += f"{pad}case {label}u: {{\n{self.block(body, ind + 1)}{pad}}} break;\n"
+            text += f"{pad}default: {{\n{self.block(n.default, ind + 1)}{pad}}} break;\n{pad}}}\n"
+            return text
+        if k is ir.Out:
+            return f"{pad}o[{n.slot}] = sg_bits({self.e(n.value)});\n"
+        if k is ir.Return:
+            return f"{pad}return {self.cast(self._ret, n.value)};\n"
+        raise TypeError(f"cannot spell {k.__name__}")
+
+    # ---- declarations
+    def func(self, f: ir.Func) -> str:
+        self._ret = f.ret
+        if f.style == "lambda":
+            return ""  # spelled at its call
+        if f.style == "template":
+            self.tparam = f.ret
+            params = ", ".join(f"{self.t(p.type)} {p.name}" for p in f.params)
+            text = (f"template <typename T> {f.space} {f.inline} T {f.name}({params}) {{\n"
+                    f"{self.block(f.body, 1)}}}\n")
+            self.tparam = None
+            return text
+        if f.style == "member":
+            fields = " ".join(f"{p.type.name} {p.name};" for p in f.params)
+            return (f"struct {f.name}_S {{ {fields}\n  {f.space} {f.inline} {f.ret.name} {f.name}() const {{\n"
+                    f"{self.block(f.body, 2)}  }}\n}};\n")
+        spec = "constexpr " if f.style == "constexpr" else ""
+        params = ", ".join(f"{p.type.name} {p.name}" for p in f.params)
+        return f"{f.space} {f.inline} {spec}{f.ret.name} {f.name}({params}) {{\n{self.block(f.body, 1)}}}\n"
+
+    def table(self, t: ir.Table) -> str:
+        if t.writable:
+            return f"{t.space} {t.type.name} {t.name}[{self.p.lanes}];\n"
+        vals = ", ".join(s.literal(t.type, v) for v in t.values)
+        return f"{t.space} {t.type.name} {t.name}[{len(t.values)}] = {{{vals}}};\n"
+
+
+def namespace(p: ir.Program) -> str:
+    """Return the program's namespace: tables, functions and its per-thread ``body``."""
+    w = Writer(p)
+    parts = [f"namespace sg_{p.name} {{\n// seed {p.seed}, policy {p.policy}\n"]
+    parts += [w.table(t) for t in p.tables]
+    for f in p.funcs:
+        w._ret = f.ret
+        parts.append(w.func(f))
+    w._ret = None
+    parts.append(f"__device__ void body(const sg_env &e, unsigned long long *o) {{\n{w.block(p.body, 1)}}}\n")
+    parts.append(f"}}  // namespace sg_{p.name}\n")
+    return "".join(parts)
+
+
+def kernel(p: ir.Program) -> str:
+    """Return the program's kernel: the body per thread, then its exchanges and atomic reductions."""
+    lines = [f'extern "C" __global__ void sg_k_{p.name}(unsigned long long *sg_out) {{',
+             "  const unsigned sg_t = blockIdx.x * blockDim.x + threadIdx.x;",
+             "  const sg_env e = {sg_t, threadIdx.x, blockIdx.x, blockDim.x, gridDim.x, threadIdx.x % 32u, warpSize};",
+             f"  unsigned long long *o = sg_out + (unsigned long long)sg_t * {p.width}u;",
+             f"  sg_{p.name}::body(e, o);"]
+    lines += ["  " + exchange.code(c, k) for k, c in enumerate(p.comms)]
+    lines += ["  " + exchange.atomic_code(op, src, k, f"sg_out + {p.lanes * p.width}u")
+              for k, (op, src) in enumerate(p.atomics)]
+    return "\n".join(lines) + "\n}\n"
+
+
+def source(programs, minimal: bool = False) -> str:
+    """Return one translation unit holding several programs (a batch); ``minimal``: only the helpers they use."""
+    return (prelude(programs) if minimal else HOST_PRELUDE + PRELUDE) + "".join(namespace(p) + kernel(p)
+                                                                              for p in programs)
+
+
+def cells(p: ir.Program) -> int:
+    """Return how many 64-bit cells the program's output buffer has."""
+    return p.lanes * p.width + len(p.atomics)
+
+
+def _table(name: str, values) -> str:
+    return f"static const unsigned long long {name}[{len(values)}] = {{{', '.join(f'{v}ull' for v in values)}}};\n"
+
+
+def standalone(p: ir.Program, expected: list[int]) -> str:
+    """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell."""
+    n = cells(p)
+    return (source([p], minimal=True) + "#include <cstdio>\n" + _table("sg_expect", expected) +
+            f"int main() {{\n  const int n = {n};\n  unsigned long long *d, h[{n}];\n"
+            "  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8);\n"
+            f"  sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d);\n"
+            "  cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n  int bad = 0;\n"
+            "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4)\n"
+            "    printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n"
+            "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad);\n  return bad ? 1 : 0;\n}\n")
+
+
+def host_check(programs, expected: list[list[int]], minimal: bool = False) -> str:
+    """Return a host C++ file that runs each program's body for every thread and prints each wrong output."""
+    kinds = {n.kind for p in programs for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
+    out = [host_prelude(kinds) if minimal else HOST_PRELUDE, prelude(programs) if minimal else PRELUDE]
+    for p in programs:
+        out.append(namespace(p))
+    out.append("int main() {\n  int bad = 0;\n  unsigned long long o[64];\n")
+    for p, exp in zip(programs, expected):
+        body_cells = [exp[lane * p.width + j] for lane in range(p.lanes) for j in range(p.outputs)]
+        out.append("  {\n  " + _table("want", body_cells).replace("\n", "\n  "))
+        out.append(f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{\n"
+                   f"    sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, {p.threads}u, {p.blocks}u, t % 32u, 32}};\n"
+                   f"    sg_{p.name}::body(e, o);\n"
+                   f"    for (int j = 0; j < {p.outputs}; ++j) if (o[j] != want[t * {p.outputs} + j]) {{\n"
+                   f"      printf(\"{p.name} thread %u output %d: expected %llu, got %llu\\n\", t, j, "
+                   f"want[t * {p.outputs} + j], o[j]); ++bad; }}\n  }}\n  }}\n")
+    out.append("  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad);\n  return bad ? 1 : 0;\n}\n")
+    return "".join(out)

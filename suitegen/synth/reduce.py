@@ -1,0 +1,227 @@
+"""Shrinks a generated program that shows a problem, using what the generator knows about it.
+
+Every candidate is a smaller program: a statement, a thread exchange, an atomic or a function gone, a
+subexpression replaced by the value it has in every thread, an operation replaced by one of its
+operands, fewer threads. Each candidate runs in the model first, so none brings in undefined
+behaviour (a candidate the model finds undefined is dropped), and its expected outputs are known.
+The caller's test ``still_bad`` takes a batch of candidates at once (many programs share one build)
+and says which still show the problem; the smallest that does is kept, until none does
+(MacIver and Donaldson, "test-case reduction via test-case generation").
+"""
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass, replace
+from typing import Callable, Iterator
+
+from suitegen.synth import interp, ir
+from suitegen.synth.semantics import UB
+
+STATEMENTS = (ir.Decl, ir.Assign, ir.ArrayDecl, ir.Store, ir.VecDecl, ir.GlobalStore, ir.If, ir.For, ir.Switch,
+              ir.Out)
+EXPRESSIONS = (ir.Lit, ir.Ref, ir.Env, ir.Un, ir.Bin, ir.Cast, ir.Cond, ir.Call, ir.Intrin, ir.Load, ir.Elem,
+               ir.Field)
+
+
+def size(node) -> int:
+    """Return how many IR nodes a tree holds (the measure the reducer makes smaller)."""
+    if isinstance(node, (tuple, list)):
+        return sum(size(x) for x in node)
+    if is_dataclass(node) and not isinstance(node, (ir.Var,)):
+        return 1 + sum(size(getattr(node, f.name)) for f in fields(node))
+    return 0
+
+
+def walk(node, path=()) -> Iterator[tuple[tuple, object]]:
+    """Yield (path, node) for every node under ``node``; a path is a sequence of field names and indices."""
+    yield path, node
+    if isinstance(node, tuple):
+        for i, x in enumerate(node):
+            yield from walk(x, (*path, i))
+    elif is_dataclass(node) and not isinstance(node, (ir.Var, ir.Table)):
+        for f in fields(node):
+            v = getattr(node, f.name)
+            if isinstance(v, (tuple,)) or is_dataclass(v):
+                yield from walk(v, (*path, f.name))
+
+
+def get(node, path):
+    for step in path:
+        node = node[step] if isinstance(step, int) else getattr(node, step)
+    return node
+
+
+def put(node, path, new):
+    """Return ``node`` with the node at ``path`` replaced by ``new`` (None deletes a tuple element)."""
+    if not path:
+        return new
+    step, rest = path[0], path[1:]
+    if isinstance(step, int):
+        items = list(node)
+        inner = put(items[step], rest, new)
+        if inner is None:
+            del items[step]
+        else:
+            items[step] = inner
+        return tuple(items)
+    return replace(node, **{step: put(getattr(node, step), rest, new)})
+
+
+def _uniform_values(program: ir.Program) -> dict[int, object]:
+    """Return, per expression node (by identity), its value where every thread that evaluates it agrees."""
+    seen: dict[int, set] = {}
+    machine = interp.Machine(program)
+    plain = machine.eval
+
+    def eval_(e, frame, mask):
+        vals = plain(e, frame, mask)
+        seen.setdefault(id(e), set()).update(v for v, m in zip(vals, mask) if m)
+        return vals
+    machine.eval = eval_
+    try:
+        machine.block(program.body, {}, [True] * machine.lanes)
+    except UB:
+        return {}
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+
+def _tidy(program: ir.Program) -> ir.Program:
+    """Drop functions and tables nothing refers to any more."""
+    while True:
+        used_f, used_t = set(), set()
+        for _, n in walk((program.body, tuple(program.funcs))):
+            if isinstance(n, ir.Call):
+                used_f.add(n.func)
+            if isinstance(n, (ir.Load, ir.GlobalStore)):
+                used_t.add(n.table)
+        funcs = tuple(f for f in program.funcs if f.name in used_f)
+        # a function only its own dead callers used goes on the next pass
+        reach = set()
+        for _, n in walk(program.body):
+            if isinstance(n, ir.Call):
+                reach.add(n.func)
+        changed = True
+        while changed:
+            changed = False
+            for f in funcs:
+                if f.name in reach:
+                    for _, n in walk(f.body):
+                        if isinstance(n, ir.Call) and n.func not in reach:
+                            reach.add(n.func)
+                            changed = True
+        funcs = tuple(f for f in funcs if f.name in reach)
+        used_t = set()
+        for _, n in walk((program.body, funcs)):
+            if isinstance(n, (ir.Load, ir.GlobalStore)):
+                used_t.add(n.table)
+        tables = tuple(t for t in program.tables if t.name in used_t)
+        new = replace(program, funcs=funcs, tables=tables)
+        if new == program:
+            return new
+        program = new
+
+
+def candidates(program: ir.Program) -> Iterator[ir.Program]:
+    """Yield smaller variants of a program, roughly the biggest cuts first."""
+    p = program
+    if p.comms:
+        yield replace(p, comms=())
+        for k in range(len(p.comms)):
+            yield replace(p, comms=p.comms[:k] + p.comms[k + 1:])
+    if p.atomics:
+        yield replace(p, atomics=())
+    if p.blocks > 1:
+        yield replace(p, blocks=1)
+    if p.threads > 32:
+        yield replace(p, threads=32)
+    body = p.body
+    n = len(body)
+    for parts in (2, 4, 8):  # chunks of the body first, then single statements
+        step = max(1, n // parts)
+        for start in range(0, n, step):
+            cut = body[:start] + body[start + step:]
+            if cut and len(cut) < n:
+                yield replace(p, body=cut)
+    root = (p.body, p.funcs)
+    stmts = [(path, node) for path, node in walk(root) if isinstance(node, STATEMENTS)]
+    for path, node in reversed(stmts):
+        yield _from_root(p, put(root, path, None))
+    for path, node in walk(root):  # a compound statement replaced by its parts
+        if isinstance(node, ir.If):
+            yield _from_root(p, put(root, path, ir.If(test=node.test, then=node.then, other=())))
+    values = _uniform_values(p)
+    exprs = [(path, node) for path, node in walk(root) if isinstance(node, EXPRESSIONS)
+             and not isinstance(node, ir.Lit)]
+    for path, node in exprs:
+        if id(node) in values and node.type.bits <= 64:
+            yield _from_root(p, put(root, path, ir.Lit(type=node.type, value=values[id(node)])))
+        for part in _operands(node):
+            swap = part if part.type is node.type else ir.Cast(type=node.type, arg=part)
+            yield _from_root(p, put(root, path, swap))
+    for path, node in walk(root):  # simpler literals
+        if isinstance(node, ir.Lit) and node.value not in (0, 1) and not node.type.floating:
+            yield _from_root(p, put(root, path, ir.Lit(type=node.type, value=1)))
+
+
+def _operands(node) -> list:
+    if isinstance(node, ir.Bin):
+        return [node.lhs, node.rhs]
+    if isinstance(node, (ir.Un, ir.Cast)):
+        return [node.arg]
+    if isinstance(node, ir.Cond):
+        return [node.then, node.other]
+    if isinstance(node, (ir.Intrin, ir.Call)):
+        return list(node.args)
+    return []
+
+
+def _from_root(p: ir.Program, root) -> ir.Program:
+    body, funcs = root
+    return replace(p, body=body, funcs=funcs)
+
+
+def expected(program: ir.Program) -> list[int] | None:
+    """Return a program's expected buffer cells, or None where the model finds it undefined or broken."""
+    try:
+        outs, tail = interp.run(program)
+    except (UB, ZeroDivisionError, OverflowError, KeyError, TypeError, ValueError, IndexError, RecursionError):
+        return None
+    return [c for row in outs for c in row] + tail
+
+
+def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[bool]], batch: int = 24,
+           rounds: int = 200, log: Callable[[str], None] = lambda _: None) -> ir.Program:
+    """Return the smallest program found that ``still_bad`` accepts, starting from ``program``."""
+    current = _tidy(program)
+    for r in range(rounds):
+        tried = 0
+        found = None
+        pool: list[ir.Program] = []
+        seen = set()
+        for cand in candidates(current):
+            cand = _tidy(cand)
+            if cand == current or size(cand.body) + size(cand.funcs) >= size(current.body) + size(current.funcs) \
+                    and (cand.comms, cand.atomics, cand.blocks, cand.threads) == \
+                    (current.comms, current.atomics, current.blocks, current.threads):
+                continue
+            key = repr(cand)
+            if key in seen or expected(cand) is None:
+                continue
+            seen.add(key)
+            pool.append(cand)
+            if len(pool) == batch:
+                verdicts = still_bad(pool)
+                tried += len(pool)
+                found = next((c for c, ok in zip(pool, verdicts) if ok), None)
+                pool = []
+                if found is not None:
+                    break
+        if found is None and pool:
+            verdicts = still_bad(pool)
+            tried += len(pool)
+            found = next((c for c, ok in zip(pool, verdicts) if ok), None)
+        if found is None:
+            log(f"round {r}: none of {tried} candidates still shows it; done at size {size(current.body)}")
+            return current
+        current = found
+        log(f"round {r}: size {size(current.body) + size(current.funcs)} after {tried} candidates")
+    return current
