@@ -49,3 +49,12 @@ def test_a_lock_left_by_a_run_that_died_is_taken_over(mini_run, tmp_path, capsys
     (out / "run.lock").write_text("pid 1 on elsewhere: suitegen run, since yesterday\n")  # unlocked: its holder died
     assert main(["run", *mini_run, "--std", "c++17", "--arch", "sm_90", "--out", str(out)]) == 0
     assert not (out / "run.lock").exists()
+
+
+def test_a_child_run_in_a_scratch_folder_gets_it_as_tmpdir(tmp_path):
+    from suitegen import procs
+    procs.reset()
+    done = procs.run(["sh", "-c", 'echo "$TMPDIR"'], timeout=30, cwd=tmp_path)
+    assert done.output.strip() == str(tmp_path.resolve())
+    done = procs.run(["sh", "-c", 'echo "$TMPDIR"'], timeout=30, cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert done.output.strip() == str(tmp_path.resolve())
