@@ -222,6 +222,9 @@ def merge(folders: Sequence[Path], out: Path) -> Path:
                   "toolchains": list(toolchains.values()), "shard": None,
                   "wall_seconds": max((m.get("wall_seconds") or 0) for m in metas),
                   "items_this_run": sum((m.get("items_this_run") or 0) for m in metas),
-                  "interrupted": any(m.get("interrupted") for m in metas)}
+                  "interrupted": any(m.get("interrupted") for m in metas),
+                  # the shards' legs ran side by side, not one after another: not one run's legs
+                  "legs": None, "unit_costs": None, "resume_command": None,
+                  "planned": sum(m["planned"] for m in metas) if all(m.get("planned") for m in metas) else None}
         write_json(out / META, merged)
     return out
