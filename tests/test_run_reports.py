@@ -275,3 +275,19 @@ def test_a_resume_of_a_run_from_before_legs_keeps_its_first_leg():
     assert _legs(old) == [{"started": "t0", "finished": "t1", "wall_seconds": 9.5, "items": 40,
                            "stopped_by": "SIGTERM"}]
     assert _legs({}) == []
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(extra):
+    # The read end is closed before suitegen writes anything: its first write meets a closed pipe.
+    proc = subprocess.Popen([sys.executable, "-m", "suitegen", "rules", *extra], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and "Traceback" not in err and "BrokenPipe" not in err, err
+    # and as in a shell, after the reader took what it wanted
+    done = subprocess.run(f"{sys.executable} -m suitegen rules {' '.join(extra)} | head -n 1; "
+                          "echo \"status ${PIPESTATUS[0]}\"", shell=True, executable="/bin/bash", cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1] in ("status 141", "status 0"), done.stdout
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
