@@ -76,9 +76,13 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
         env: Mapping[str, str] | None = None) -> Completed:
     """Run a child to completion or ``timeout``; on a timeout its whole group is killed.
 
+    A child run in a folder (``cwd``: a scratch folder) gets it as its ``TMPDIR``: nvcc's ``tmpxft_*``
+    files and the host compiler's then live there, and go with the folder even when the child is killed.
     Raises OSError if it cannot start and ``Stopped`` if the run is stopping.
     """
     start = time.monotonic()
+    if cwd is not None:
+        env = {**(os.environ if env is None else env), "TMPDIR": str(Path(cwd).resolve())}
     proc = spawn(argv, cwd=cwd, env=None if env is None else dict(env), stdout=subprocess.PIPE,
                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     timed_out = False

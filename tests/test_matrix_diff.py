@@ -157,6 +157,10 @@ def test_temporary_file_names_are_not_a_change():
     a = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in '/tmp/tmpxft_00003dd8_00000000-15_main.o'")]
     b = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in '/tmp/tmpxft_00001f9a_00000000-15_main.o'")]
     assert not diff.compare(a, b).changes
+    # nvcc's temporary files now live in the item's scratch folder (its TMPDIR): a run before that compares equal
+    c = [rec("a/r[t]", "PASS", msg="Undefined reference to 'v' in "
+             "'/tmp/suitegen-batch-k2x_9a/tmpxft_00001f9a_00000000-15_main.o'")]
+    assert not diff.compare(a, c).changes
 
 
 def test_messages_compare_without_the_batch_member_a_case_was():

@@ -5,8 +5,11 @@ finished is kept and summarised, and the exit status is 128 + the signal (130, 1
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import shlex
+import shutil
 import signal
 import sys
 import time
@@ -17,7 +20,7 @@ from pathlib import Path
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
 from suitegen.engine.item import safe_run_unit, units
-from suitegen.engine.progress import Progress
+from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import digest
 from suitegen.report.outputs import publish
@@ -121,31 +124,74 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
             if (kept := tuple(c for c in u.cases if (c.key, u.config.key) not in done))]
     items = [(c, u.config) for u in work for c in u.cases]
     jobs = args.jobs or os.cpu_count() or 1
+    before = json.loads((folder / META).read_text()) if args.resume else {}
     meta = _meta(args, session, run_id, jobs)
+    leg = {"started": meta["started"], "finished": None, "wall_seconds": None, "items": 0, "stopped_by": None}
+    legs = [*_legs(before), leg]
+    meta.update(started=legs[0]["started"], legs=legs, planned=len(every))
     write_json(folder / META, meta)
     _write_cases(folder, session)
     _announce(session, prof, configs, every, done, jobs, folder)
     start = time.monotonic()
-    stopped = None
+    estimate = Estimate(jobs=jobs, costs=before.get("unit_costs"))
+    stopped, finished = None, 0
     try:
-        stopped = _execute(session, work, len(items), results, jobs, quiet=args.quiet)
+        stopped, finished = _execute(session, work, len(items), results, jobs, quiet=args.quiet, estimate=estimate)
     finally:
         session.close()
     wall = time.monotonic() - start
-    meta.update(finished=now(), wall_seconds=round(wall, 2), interrupted=stopped is not None,
-                stopped_by=signal.Signals(stopped).name if stopped else None,
-                items_this_run=len(items), items_per_second=round(len(items) / wall, 2) if wall else None)
+    stopped_by = signal.Signals(stopped).name if stopped else None
+    leg.update(finished=now(), wall_seconds=round(wall, 2), items=finished, stopped_by=stopped_by)
+    meta.update(finished=leg["finished"], wall_seconds=round(sum(g["wall_seconds"] or 0 for g in legs), 2),
+                interrupted=stopped is not None, stopped_by=stopped_by, items_this_run=finished,
+                items_per_second=round(finished / wall, 2) if wall else None, unit_costs=estimate.costs(),
+                resume_command=f"{invocation()} run --resume {shlex.quote(str(folder))}" if stopped else None)
     write_json(folder / META, meta)
     summary = publish(folder, session.oracle.sections, meta)
     print(table(summary))
-    print(f"\n{summary['results']} results in {folder}; this run: {len(items)} items in {wall:.1f}s "
-          f"({meta['items_per_second']} /s)")
+    print(f"\n{summary['results']} results in {folder}; this run: {finished} items in {wall:.1f}s "
+          f"({meta['items_per_second']} /s)" + (f"; {len(legs)} legs: {meta['wall_seconds']:.1f}s in all"
+                                                if len(legs) > 1 else ""))
     regressions = _against_baseline(args.baseline, folder) if args.baseline else 0
     if stopped is not None:
-        print(f"suitegen: stopped by {signal.Signals(stopped).name}; {summary['results']} results kept. "
-              f"Continue with: suitegen run --resume {folder}", file=sys.stderr)
+        print(f"suitegen: stopped by {stopped_by}; {summary['results']} results kept. "
+              f"Continue with: {meta['resume_command']}", file=sys.stderr)
         return 128 + stopped
     return 1 if summary["failed"] or regressions else 0
+
+
+def _legs(before: dict) -> list[dict]:
+    """Return the legs (start, wall time, items) of a run folder's earlier runs, from its run.json."""
+    if not before:
+        return []
+    if "legs" in before:
+        return list(before["legs"])
+    # a run.json from before legs were kept: its one leg
+    return [{"started": before.get("started"), "finished": before.get("finished"),
+             "wall_seconds": before.get("wall_seconds"), "items": before.get("items_this_run"),
+             "stopped_by": before.get("stopped_by")}]
+
+
+def invocation() -> str:
+    """Return how this process was started, to run it again from here: the script as typed (a path
+    relative to here, or a bare name where PATH finds that very script), else ``python -m suitegen``."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is None or script.name == "__main__.py" or not script.is_file():
+        return f"{_here(Path(sys.executable), 'python3')} -m suitegen"
+    return _here(script, script.name)
+
+
+def _here(path: Path, name: str) -> str:
+    """Return how to name an executable from the current directory: a bare name where PATH finds this
+    very file, else its path (relative when it is under here)."""
+    found = shutil.which(path.name)
+    if found and Path(found).resolve() == path.resolve():
+        return shlex.quote(path.name)
+    try:
+        rel = path.absolute().relative_to(Path.cwd())
+        return shlex.quote(str(rel) if rel.parent != Path(".") else f"./{rel}")
+    except ValueError:
+        return shlex.quote(str(path.absolute()))
 
 
 def shard(work: list, spec: str | None) -> list:
@@ -218,19 +264,42 @@ def _raise_stop(signum, frame) -> None:
     raise StopRun(signum)
 
 
-def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int, quiet: bool) -> int | None:
-    """Run units on a thread pool, appending each record as it completes; return the stop signal, if any."""
-    progress = Progress(total, enabled=not quiet)
+def unit_kind(unit) -> str:
+    """Return what a unit's cost is estimated by: batch or single, the toolchain's kind, the build mode."""
+    shape = "batch" if len(unit.cases) > 1 else "single"
+    return f"{shape} {unit.config.toolchain.kind} {unit.cases[0].variant.mode.value}"
+
+
+def _timed(estimate: Estimate, key: int, session: Session, unit, defer):
+    """Run a unit (``safe_run_unit``), telling the estimate when it began and ended."""
+    estimate.begin(key)
+    records = None
+    try:
+        records = safe_run_unit(session, unit, defer)
+        return records
+    finally:
+        estimate.end(key, finished=records is not None)
+
+
+def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int, quiet: bool,
+             estimate: Estimate | None = None) -> tuple[int | None, int]:
+    """Run units on a thread pool, appending each record as it completes; return the stop signal (if any)
+    and how many items finished."""
+    estimate = estimate or Estimate(jobs=jobs)
+    progress = Progress(total, enabled=not quiet, estimate=estimate)
+    for key, unit in enumerate(work):  # every planned unit, keyed by its place in ``work``
+        estimate.plan(key, unit_kind(unit), len(unit.cases))
+    keys = itertools.count(len(work))  # and the single builds batches hand over
     procs.reset()
     pool = ThreadPoolExecutor(max_workers=jobs)
     pending: set = set()
     unrecorded: set = set()  # futures whose record is not yet appended
     recorded: set = set()
-    queue = iter(work)
+    queue = iter(enumerate(work))
     handed: list = []  # single builds that batches handed over: run before the queue's next unit
 
-    def submit(unit) -> None:
-        fut = pool.submit(safe_run_unit, session, unit, handed.append)
+    def submit(key: int, unit) -> None:
+        fut = pool.submit(_timed, estimate, key, session, unit, handed.append)
         pending.add(fut)
         unrecorded.add(fut)
 
@@ -246,12 +315,15 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         """Submit the handed-over single builds first (the pool runs in order), then queued units
         until twice as many as there are workers wait."""
         while handed:  # list.append and pop are atomic: workers hand over while this loop takes
-            submit(handed.pop(0))
+            single = handed.pop(0)
+            key = next(keys)
+            estimate.plan(key, unit_kind(single), 1)
+            submit(key, single)
         while len(pending) < jobs * 2:
             nxt = next(queue, None)
             if nxt is None:
                 return
-            submit(nxt)
+            submit(*nxt)
 
     stopped = None
     try:
@@ -275,4 +347,4 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         progress.close()
-    return stopped
+    return stopped, progress.done

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from suitegen.oracle.loader import OracleError
 from suitegen.report.run_folder import RunFolderBusy
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_PIPE = 128 + 13  # SIGPIPE: what a shell reports for a writer whose reader closed the pipe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,10 +149,17 @@ def main(argv: list[str] | None = None) -> int:
                "baseline": baseline_command, "bisect": bisect_command, "history": history_command, "report": report_command, "merge": merge_command,
                "junit": junit_command, "fuzz": fuzz_command}[args.command]
     try:
-        return command(args)
+        status = command(args)
+        sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
+        return status
     except (OracleError, RenderError, ToolchainError, RunFolderBusy, ValueError) as exc:
         print(f"suitegen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`suitegen rules | head`): stop quietly, as a tool killed by SIGPIPE would.
+        # Python's own advice: point stdout at devnull so the flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
 
 
 def run_command(args) -> int:

@@ -19,7 +19,8 @@ def key(r: Mapping) -> tuple:
     return (r["case_id"], cfg["std"], cfg["arch"], " ".join(cfg["flags"]))
 
 
-TEMP_NAMES = re.compile(r"/tmp/tmpxft_[0-9a-f_]+-\d+_")
+# nvcc's temporary files: under /tmp, or (since children get their scratch folder as TMPDIR) under that
+TEMP_NAMES = re.compile(r"(?:/[^\s/'\"]+)*/tmpxft_[0-9a-f_]+-\d+_")
 MANGLED_MEMBER = re.compile(r"(?<=_ZN)([5-7])sg_b(\d+)")  # a batch member's namespace, length-prefixed
 MEMBER_FOLDER = re.compile(r"\bsg_b\d+/")
 

@@ -12,6 +12,7 @@ import jinja2
 from suitegen.judge.behaviour import sentence
 from suitegen.model import Verdict
 from suitegen.report.repro import obtained
+from suitegen.report.summary import when
 
 VERDICT_ORDER = [v.value for v in Verdict]
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
@@ -109,7 +110,7 @@ def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mappin
     return ENV.get_template("page.html.j2").render(
         run_id=summary.get("run_id", ""), verdicts=VERDICT_ORDER, counts=summary.get("counts", {}),
         results=summary.get("results", 0), n_cases=summary.get("cases", 0), n_configs=summary.get("configs", 0),
-        started=summary.get("started", ""), wall=summary.get("wall_seconds", ""),
+        when=when(summary),
         gpu="; ".join(gpu.get("devices") or []) or f"none ({gpu.get('reason', '')})",
         execution=summary.get("execution", ""),
         behaviour=sentence(summary["behaviour"]) if "behaviour" in summary else "",

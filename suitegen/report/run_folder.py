@@ -31,24 +31,39 @@ class RunFolderBusy(RuntimeError):
 
 
 class RunLock:
-    """An exclusive hold on a run folder while a run is live; the OS releases it if the run dies."""
+    """An exclusive hold on a run folder while a run is live; the OS releases it if the run dies.
+
+    ``run.lock`` exists only while a run holds it (a run that dies leaves it, unlocked: the next run takes
+    it). A folder the lock made and that is still empty when it is released is removed with it, so a run
+    that fails to start leaves nothing behind."""
 
     def __init__(self, folder: Path | str, owner: str):
         self.path = Path(folder) / LOCK
         self.owner = owner
         self._fh = None
+        self._made: list[Path] = []  # folders acquire created, innermost first
 
     def acquire(self) -> "RunLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "another process"
+        folder = self.path.parent
+        self._made = [p for p in (folder, *folder.parents) if not p.exists()]
+        folder.mkdir(parents=True, exist_ok=True)
+        while True:
+            fh = open(self.path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                fh.close()
+                raise RunFolderBusy(f"{folder} is in use by a live run ({holder}); wait for it to "
+                                    "finish or stop it, or choose another folder") from None
+            # A holder that released (and unlinked) the file after we opened it: ours is a stale inode.
+            try:
+                if os.stat(self.path).st_ino == os.fstat(fh.fileno()).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
             fh.close()
-            raise RunFolderBusy(f"{self.path.parent} is in use by a live run ({holder}); wait for it to "
-                                "finish or stop it, or choose another folder") from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"pid {os.getpid()} on {socket.gethostname()}: {self.owner}, since "
@@ -59,8 +74,14 @@ class RunLock:
 
     def release(self) -> None:
         if self._fh is not None:
+            self.path.unlink(missing_ok=True)  # while still held: a waiting opener sees a stale inode
             self._fh.close()  # closing drops the flock
             self._fh = None
+            for made in self._made:  # a run that wrote nothing (a failed start) leaves no empty folder
+                try:
+                    made.rmdir()
+                except OSError:
+                    break
 
     def __enter__(self) -> "RunLock":
         return self.acquire()
@@ -201,6 +222,9 @@ def merge(folders: Sequence[Path], out: Path) -> Path:
                   "toolchains": list(toolchains.values()), "shard": None,
                   "wall_seconds": max((m.get("wall_seconds") or 0) for m in metas),
                   "items_this_run": sum((m.get("items_this_run") or 0) for m in metas),
-                  "interrupted": any(m.get("interrupted") for m in metas)}
+                  "interrupted": any(m.get("interrupted") for m in metas),
+                  # the shards' legs ran side by side, not one after another: not one run's legs
+                  "legs": None, "unit_costs": None, "resume_command": None,
+                  "planned": sum(m["planned"] for m in metas) if all(m.get("planned") for m in metas) else None}
         write_json(out / META, merged)
     return out

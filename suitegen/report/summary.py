@@ -55,11 +55,40 @@ def table(summary: dict) -> str:
     return "\n".join(lines + ([behaviour.sentence(summary["behaviour"])] if "behaviour" in summary else []))
 
 
+def when(summary: Mapping) -> dict:
+    """Return what a run's reports say about how it ran: ``partial`` (a sentence, or None when the run
+    finished), ``total`` (its start and wall time over every leg) and ``legs`` (one line per leg, when
+    a stop and resumes made several)."""
+    legs = summary.get("legs") or []
+    partial = None
+    if summary.get("interrupted"):
+        planned = summary.get("planned")
+        partial = (f"Partial run: stopped by {summary.get('stopped_by') or 'a signal'}; {summary.get('results', 0)} "
+                   + (f"of {planned} planned items have results" if planned else "results kept")
+                   + (f"; continue with {summary['resume_command']}" if summary.get("resume_command") else "") + ".")
+    total = f"Started {summary.get('started', '?')}, wall {summary.get('wall_seconds', '?')} s"
+    if len(legs) > 1:
+        total += f" in all over {len(legs)} legs (the first run and {len(legs) - 1} resume{'s' * (len(legs) > 2)})"
+    lines = []
+    for i, leg in enumerate(legs if len(legs) > 1 else [], 1):
+        line = f"leg {i}: started {leg.get('started')}, "
+        if leg.get("finished") is None:
+            line += "ended without a record (the process died)"
+        else:
+            line += f"wall {leg.get('wall_seconds')} s, {leg.get('items')} items"
+            line += f", stopped by {leg['stopped_by']}" if leg.get("stopped_by") else ", finished"
+        lines.append(line)
+    return {"partial": partial, "total": total + ".", "legs": lines}
+
+
 def markdown(summary: Mapping) -> str:
-    """Return the per-section summary as a markdown table (for a CI comment or log)."""
+    """Return the per-section summary as a markdown table (for a CI comment or log), after how the run went."""
+    w = when(summary)
+    intro = ([f"**{w['partial']}**", ""] if w["partial"] else []) + [w["total"], ""]
+    intro += [*(f"- {line}" for line in w["legs"]), ""] if w["legs"] else []
     head = "| section | " + " | ".join(label for _, label in COLUMNS) + " |"
     rule = "|---|" + "---:|" * len(COLUMNS)
     rows = [f"| {s} | " + " | ".join(str(c[v]) for v, _ in COLUMNS) + " |" for s, c in summary["sections"].items()]
     total = "| **total** | " + " | ".join(f"**{summary['counts'][v]}**" for v, _ in COLUMNS) + " |"
-    lines = [head, rule, *rows, total]
+    lines = [*intro, head, rule, *rows, total]
     return "\n".join(lines + ([f"\n{behaviour.sentence(summary['behaviour'])}."] if "behaviour" in summary else [])) + "\n"
