@@ -254,8 +254,8 @@ class Campaign:
         with open(self.results_path, "a") as fh:
             for r in records:
                 fh.write(json.dumps(r) + "\n")
-                bad = [b for b, s in r["builds"].items() if s != "ok"] + \
-                      [h for h, s in r["host"].items() if s not in ("ok",)]
+                bad = [b for b, s in r["builds"].items() if s == "wrong" or s.startswith("run-")] + \
+                      [h for h, s in r["host"].items() if s in ("wrong", "undefined")]
                 if bad:
                     self.tally.wrong += 1
                     self.suspects.append({"kind": "wrong", "index": r["index"], "policy": r["policy"],
@@ -268,8 +268,12 @@ class Campaign:
         seen: Counter = Counter()
         findings = []
         for s in self.suspects:
+            if s["kind"] == "crash" and time.monotonic() < deadline:
+                self.say(f"fuzz: reducing the {s['build']} crash of file {s['file']}")
+                findings.append(triage.investigate_crash(self, s, deadline))
+                continue
             if s["kind"] != "wrong":
-                findings.append(s)  # a build that failed is a finding as it stands (its log says why)
+                findings.append(s)  # a valid program nvcc refused: a finding as it stands (its log says why)
                 continue
             sig = tuple(sorted(s["bad"]))
             seen[sig] += 1

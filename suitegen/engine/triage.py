@@ -136,6 +136,41 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
 
 
+def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
+    """Find which program of a file crashes a build, reduce it (each candidate built alone), and return the finding."""
+    import concurrent.futures as cf
+    o = campaign.opts
+    build = next(b for b in campaign.builds if b.name == suspect["build"])
+    start = suspect["file"] * o.per_file
+    programs = [populate.generate(o.seed, i, o.policy) for i in range(start, start + o.per_file)]
+    counter = iter(range(10**9))
+
+    def crashes(programs_: list) -> list[bool]:
+        def one(p):
+            folder = campaign.scratch / f"crash-{next(counter)}"
+            built = modules.build_module(campaign.tc, build, emit.source([p]), folder, timeout=600, use_cache=False)
+            return built.crashed
+        with cf.ThreadPoolExecutor(max_workers=o.jobs) as pool:
+            return list(pool.map(one, programs_))
+
+    culprits = [p for p, bad in zip(programs, crashes(programs)) if bad]
+    if not culprits:
+        return dict(suspect, kind="crash", stage=f"{build.name} (only with the whole file)", failing=[build.name],
+                    passing=[], reproducer=None)
+    small = culprits[0]
+    if o.reduce and time.monotonic() < deadline:
+        small = reduce.reduce(small, crashes, batch=max(2, o.jobs))
+    text = emit.source([small], minimal=True)
+    flags = " ".join((*modules.BASE_FLAGS, f"-arch={build.arch}", *build.flags))
+    return {"kind": "crash", "index": int(small.name[1:]), "seed": o.seed, "policy": small.policy,
+            "build": build.name, "failing": [build.name], "passing": [], "stage": f"compiler crash ({build.name})",
+            "log": suspect["log"], "argv": suspect["argv"], "file": suspect["file"], "shape": shape(small),
+            "size": reduce.size(small.body) + reduce.size(small.funcs),
+            "original_size": reduce.size(culprits[0].body) + reduce.size(culprits[0].funcs),
+            "lines": text.count("\n"), "reproducer": text, "toolchain": campaign.tc.version_str,
+            "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}   # crashes"]}
+
+
 def _commands(campaign, bad: str, good: str | None) -> list[str]:
     """Return the exact commands that show a finding from its reproducer file ``repro.cu``."""
     out = []

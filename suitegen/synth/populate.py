@@ -83,13 +83,17 @@ class Generator:
         return ir.Program(name="p", seed=self.seed, blocks=self.blocks, threads=self.threads,
                           tables=tuple(self.tables), funcs=tuple(self.funcs), body=tuple(body), outputs=0)
 
-    def eval(self, node, scope: Scope) -> list:
+    def _sync(self) -> interp.Machine:
+        """Return the model machine, seeing every function and table made so far."""
         m = self._m
         m.funcs = {f.name: f for f in self.funcs}
         m.tables = {t.name: t for t in self.tables}
         m.steps = 0
         m.depth = 0
-        return m.eval(node, scope.frame, scope.mask)
+        return m
+
+    def eval(self, node, scope: Scope) -> list:
+        return self._sync().eval(node, scope.frame, scope.mask)
 
     def ok(self, node, scope: Scope) -> bool:
         try:
@@ -329,7 +333,11 @@ class Generator:
                 return stmt.stmt
             if self._run(stmt, scope):
                 scope.vars.extend(declared)
+                if isinstance(stmt, ir.GlobalStore):
+                    self.written.add(stmt.table)
                 return stmt
+            if isinstance(stmt, ir.GlobalStore):  # its table goes with it
+                self.tables = [t for t in self.tables if t.name != stmt.table]
         return None
 
     def _run(self, stmt, scope: Scope) -> bool:
@@ -337,11 +345,7 @@ class Generator:
         saved = _copy_frame(scope.frame)
         written = {k: list(v) for k, v in self._m.written.items()}
         try:
-            self._m.funcs = {f.name: f for f in self.funcs}
-            self._m.tables = {t.name: t for t in self.tables}
-            self._m.steps = 0
-            self._m.depth = 0
-            live = self._m.stmt(stmt, scope.frame, scope.mask)
+            live = self._sync().stmt(stmt, scope.frame, scope.mask)
             if live != scope.mask:
                 raise UB("a statement returned")
             return True
@@ -421,7 +425,6 @@ class Generator:
             self.tables.append(table)
             self._m.tables[table.name] = table
             self._m.written[table.name] = [None] * self.lanes
-            self.written.add(table.name)
             return ir.GlobalStore(table=table.name, value=self.expr(scope, p.depth - 1, t)), []
         raise Retry()
 
@@ -462,8 +465,7 @@ class Generator:
             trial = ir.For(var=var, count=count, body=(*body, stmt), bound=bound)
             test_frame = _copy_frame(scope.frame)
             try:
-                self._m.steps = 0
-                self._m.stmt(trial, test_frame, scope.mask)
+                self._sync().stmt(trial, test_frame, scope.mask)
             except (UB, ZeroDivisionError, OverflowError):
                 continue
             body.append(stmt)
@@ -537,8 +539,8 @@ def _constant(e) -> bool:
         return True
     if isinstance(e, ir.Un):
         return _constant(e.arg)
-    if isinstance(e, ir.Cast):
-        return _constant(e.arg)
+    if isinstance(e, ir.Cast):  # nvcc 13.0 refuses a constant float-to-integer conversion it cannot fold
+        return _constant(e.arg) and not (e.arg.type.floating and e.type.integral)
     if isinstance(e, ir.Bin):
         return _constant(e.lhs) and _constant(e.rhs)
     return False
@@ -569,8 +571,8 @@ def generate(seed: str, index: int, policy: str | None = None) -> ir.Program:
     rng = random.Random(f"{seed}:{index}:policy")
     pol = POLICIES[policy] if policy else POLICIES[rng.choice(sorted(POLICIES))]
     for attempt in range(8):
-        prog = Generator(f"{seed}:{index}" + (f":{attempt}" if attempt else ""), pol).program(index, name=f"p{index}")
         try:
+            prog = Generator(f"{seed}:{index}" + (f":{attempt}" if attempt else ""), pol).program(index, name=f"p{index}")
             interp.run(prog)
             return prog
         except (UB, ZeroDivisionError, OverflowError):
