@@ -1,8 +1,10 @@
 """What the CLI and the pytest plugin share: load and probe once, then plan the (case, config) items."""
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
@@ -55,12 +57,50 @@ def build_flags(config: Config, case: Case) -> tuple[str, ...]:
     return (*config.flags, *case.variant.flags, *case.mode_flags)
 
 
-def select_rules(rules, patterns: Sequence[str]):
-    """Return the rules whose id or section key matches any glob (all rules if none given)."""
+class SelectionError(ValueError):
+    """A ``--rules`` pattern that matches no rule (a typo must not run nothing and pass)."""
+
+
+def rule_matches(rule, pattern: str) -> bool:
+    """Whether a ``--rules`` glob matches a rule: its id, its section key, or (a pattern without a section)
+    its name within the section."""
+    return (fnmatch.fnmatchcase(rule.id, pattern) or fnmatch.fnmatchcase(rule.section, pattern)
+            or ("/" not in pattern and fnmatch.fnmatchcase(rule.id.split("/", 1)[-1], pattern)))
+
+
+def selection(rules, patterns: Sequence[str]) -> tuple[list, list[str]]:
+    """Return the rules any glob matches (all rules if none given) and notes on bare names that match rules
+    of several sections; raise SelectionError naming each glob that matches nothing, with close matches."""
     if not patterns:
-        return list(rules)
-    return [r for r in rules if any(fnmatch.fnmatchcase(r.id, p) or fnmatch.fnmatchcase(r.section, p)
-                                    for p in patterns)]
+        return list(rules), []
+    notes, unmatched = [], []
+    for pattern in patterns:
+        hits = [r for r in rules if rule_matches(r, pattern)]
+        if not hits:
+            unmatched.append(pattern)
+        bare = [r.id for r in hits if not fnmatch.fnmatchcase(r.id, pattern) and not fnmatch.fnmatchcase(r.section,
+                                                                                                       pattern)]
+        if len({rid.split("/", 1)[0] for rid in bare}) > 1:
+            notes.append(f"--rules {pattern} names a rule in {len(bare)} sections; all are selected: {', '.join(bare)}")
+    if unmatched:
+        names = sorted({r.id for r in rules} | {r.section for r in rules} | {r.id.split("/", 1)[-1] for r in rules})
+        raise SelectionError("; ".join(f"--rules {p!r} matches no rule or section" + _close(p, names)
+                                       for p in unmatched))
+    return [r for r in rules if any(rule_matches(r, p) for p in patterns)], notes
+
+
+def _close(pattern: str, names: Sequence[str]) -> str:
+    close = difflib.get_close_matches(pattern, names, n=5, cutoff=0.6)
+    return f" (close: {', '.join(close)})" if close else " (suitegen rules lists them)"
+
+
+def select_rules(rules, patterns: Sequence[str]):
+    """Return the rules ``--rules`` selects (see ``selection``), saying on stderr where a bare name selected
+    rules of several sections."""
+    chosen, notes = selection(rules, patterns)
+    for note in notes:
+        print(f"suitegen: {note}", file=sys.stderr)
+    return chosen
 
 
 def load_rules(opts: RunOptions):
