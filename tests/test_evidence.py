@@ -183,3 +183,54 @@ def test_a_toolchain_that_compiles_nothing_gets_no_pass(fake_nvcc, tmp_path):
         assert "no evidence of acceptance: it left no main.o" in r["reason"]
     for name in ("pos-double", "pos-float", "pos-int", "pos-short"):
         assert recs[name]["batch"]["how"] == "alone" and recs[name]["batch"]["tried"], "their batch accepted none"
+
+
+# Answers --list-gpu-code and --list-gpu-arch as nvcc 13.0 does, counting the questions.
+LISTS = '''
+case "$1" in
+  --list-gpu-code) echo list >> "COUNT"; printf 'sm_75\\nsm_80\\nsm_90\\nsm_100\\n'; exit 0;;
+  --list-gpu-arch) printf 'compute_75\\ncompute_80\\ncompute_90\\ncompute_100\\n'; exit 0;;
+esac
+'''
+
+
+@pytest.mark.parametrize("arch, bad", [
+    ("sm_90", []), ("sm_90a", []), ("sm_100f", []), ("compute_90", []), ("compute_90a", []), ("sm_80+sm_90", []),
+    ("sm_5", ["sm_5"]), ("sm_89", ["sm_89"]), ("compute_89", ["compute_89"]), ("sm_80+sm_91", ["sm_91"]),
+    ("gfx90a", ["gfx90a"]), ("sm_90x", ["sm_90x"]),
+])
+def test_an_arch_is_checked_against_the_toolchains_lists(arch, bad):
+    from suitegen.build import archs
+    listed = frozenset({"sm_75", "sm_80", "sm_90", "sm_100", "compute_75", "compute_80", "compute_90", "compute_100"})
+    assert archs.unknown(arch, listed) == bad
+
+
+def test_an_unknown_arch_is_a_usage_error_before_planning(fake_nvcc, mini_oracle, tmp_path, capsys):
+    from suitegen.build import archs, toolchain
+    from suitegen.frontends.cli import main
+    count = tmp_path / "count"
+    count.touch()
+    nvcc = fake_nvcc(LISTS.replace("COUNT", str(count)) + WRITES_OUTPUT + "exit 0")
+    base = ["run", "--nvcc", str(nvcc), "--oracle", str(mini_oracle[0]), "--templates", str(mini_oracle[1]),
+            "--std", "c++17", "-q"]
+    assert main([*base, "--arch", "sm_5", "--out", str(tmp_path / "bad")]) == 2
+    assert "--arch sm_5: nvcc-13.0 (" in capsys.readouterr().err
+    assert not (tmp_path / "bad" / "results.jsonl").exists(), "nothing planned, nothing built"
+    assert main([*base, "--arch", "sm_80+sm_90,sm_90a,compute_90", "--list"]) == 0
+    assert len(capsys.readouterr().out.split()) == 9
+    assert count.read_text().split() == ["list"], "asked once per fingerprint (cached)"
+    t = toolchain.probe(str(nvcc))
+    archs._cache_file(t).write_text("5")  # a bad entry is asked again
+    assert "sm_90" in archs.known(t) and count.read_text().split() == ["list", "list"]
+    # a toolchain that lists nothing is not checked here (its config probe still is)
+    silent = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
+    archs.check([silent], ["sm_5"])
+
+
+def test_the_plugin_refuses_an_unknown_arch(pytester, fake_nvcc, mini_oracle, tmp_path):
+    count = tmp_path / "count"
+    nvcc = fake_nvcc(LISTS.replace("COUNT", str(count)) + WRITES_OUTPUT + "exit 0")
+    result = pytester.runpytest_subprocess("--suitegen", str(mini_oracle[0]), "--suitegen-templates",
+                                           str(mini_oracle[1]), "--suitegen-nvcc", str(nvcc), "--suitegen-arch",
+                                           "sm_5", "--co", "-q", "-p", "no:cacheprovider")
+    assert result.ret not in (0, 5) and "does not know sm_5" in result.stdout.str() + result.stderr.str()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
-from suitegen.build import observe, registry
+from suitegen.build import archs, observe, registry
 from suitegen.build import toolchain as tc_mod
 from suitegen.cases.render import Renderer
 from suitegen.engine.options import RunOptions
@@ -162,11 +162,14 @@ def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = No
     return out
 
 
-def configs_for(toolchains: Sequence[Toolchain], prof) -> list[Config]:
-    """Return the run matrix of a profile. Raises ValueError on a bad -std or arch."""
+def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> list[Config]:
+    """Return the run matrix of a profile. Raises ValueError on a bad -std or arch: one that is not spelled
+    as one, or (``check``: the toolchains are real ones) that a toolchain does not know."""
     std_levels = sorted({Std.parse(s) for s in prof.stds})
     for a in prof.archs:
         arch_number(a)
+    if check:
+        archs.check(toolchains, prof.archs)
     return [Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections)
             for t in toolchains for s in std_levels for a in prof.archs for fs in prof.flagsets]
 
