@@ -155,7 +155,11 @@ def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = No
         out.append(tc_mod.probe(nvcc, name=name, host_flags=["-ccbin", host] if host else ()))
     labels = [t.label for t in out]
     if len(set(labels)) < len(labels):  # same minor version twice: tell them apart by full version
-        out = [replace(t, name=t.name or f"nvcc-{t.version_str}") for t in out]
+        out = [replace(t, name=t.name or f"{t.kind}-{t.version_str}") for t in out]
+    labels = [t.label for t in out]
+    # same version twice (two wrappers, two installs): by fingerprint, so that JUnit names, history columns
+    # and reproducer folders stay apart
+    out = [replace(t, name=f"{t.label}-{t.fingerprint[:8]}") if labels.count(t.label) > 1 else t for t in out]
     fps = [t.fingerprint for t in out]
     if len(set(fps)) < len(fps):
         raise tc_mod.ToolchainError("the same toolchain was given twice (identical fingerprints)")
