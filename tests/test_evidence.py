@@ -234,3 +234,14 @@ def test_the_plugin_refuses_an_unknown_arch(pytester, fake_nvcc, mini_oracle, tm
                                            str(mini_oracle[1]), "--suitegen-nvcc", str(nvcc), "--suitegen-arch",
                                            "sm_5", "--co", "-q", "-p", "no:cacheprovider")
     assert result.ret not in (0, 5) and "does not know sm_5" in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("text", ["5", '{"nvcc-13.5.37": 5}', '{"nvcc-13.5.37": {"nvcc": 1}}'])
+def test_a_registry_of_another_shape_is_one_clear_error(text, capsys, monkeypatch, tmp_path):
+    from suitegen.build import registry
+    from suitegen.frontends.cli import main
+    monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))
+    registry.cache_dir().mkdir(parents=True)
+    (registry.cache_dir() / "registry.json").write_text(text)
+    assert main(["run", "--nvcc", "nvcc-13.5.37", "--list"]) == 2
+    assert "toolchain registry of another shape" in capsys.readouterr().err
