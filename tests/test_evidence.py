@@ -3,7 +3,6 @@ import json
 import subprocess
 import sys
 import uuid
-from dataclasses import replace
 
 import pytest
 
