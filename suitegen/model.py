@@ -5,10 +5,23 @@ import enum
 import functools
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 FROZEN = dict(frozen=True, kw_only=True, slots=True)
+
+
+# What names in the oracle and templates may hold: they become file names, shell words, JUnit names.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")  # a section key, a rule's id within its section
+VARIANT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
+FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")  # a plain file name: no folder, no '..', no space
+
+
+def safe_file_name(name: Any) -> bool:
+    """Whether a case's file name is a plain one (see FILE_NAME): written into a scratch or run folder, it
+    stays there."""
+    return isinstance(name, str) and FILE_NAME.fullmatch(name) is not None
 
 
 def digest(*parts: Any, length: int = 16) -> str:

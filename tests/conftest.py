@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 import stat
+import struct
 import textwrap
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -88,6 +89,7 @@ for f in main.cu batch.cu; do
   done < "$f"
 done
 [ $status = 1 ] && echo '# --error 0x1 --'
+[ $status = 0 ] && write_output "$@"
 exit $status
 '''
 
@@ -95,7 +97,7 @@ exit $status
 def follows_the_guide(builds: Path | str = "/dev/null") -> str:
     """Return the body of a fake nvcc that does what the guide says for the mini oracle, noting each build
     (a line ``build gpu=<its CUDA_VISIBLE_DEVICES>``) in ``builds``."""
-    return _FOLLOWS_THE_GUIDE.replace("BUILDS", str(builds))
+    return f"write_output() {{ {WRITES_OUTPUT}\n}}\n" + _FOLLOWS_THE_GUIDE.replace("BUILDS", str(builds))
 
 
 @pytest.fixture
@@ -115,10 +117,54 @@ def _session_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("suitegen-cache")
 
 
+def minimal_elf(e_type: int, machine: int = 62, sections: tuple[str, ...] = ()) -> bytes:
+    """Return a small ELF64 file (little-endian) of a type and machine with empty sections of these names
+    (and its section-name table): what an accepted build's output is checked for, and nothing else."""
+    names = ["", *sections, ".shstrtab"]
+    table = b"".join(n.encode() + b"\0" for n in names)
+    offsets = [sum(len(n) + 1 for n in names[:i]) for i in range(len(names))]
+    shoff = 64 + len(table)
+    header = (b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HHIQQQIHHHHHH", e_type, machine, 1, 0, 0, shoff,
+                                                                  0, 64, 0, 0, 64, len(names), len(names) - 1))
+    shdrs = b"".join(struct.pack("<IIQQQQIIQQ", offsets[i], 3 if names[i] == ".shstrtab" else (1 if i else 0), 0, 0,
+                                 64 if names[i] == ".shstrtab" else 0, len(table) if names[i] == ".shstrtab" else 0,
+                                 0, 0, 1, 0) for i in range(len(names)))
+    return header + table + shdrs
+
+
+@pytest.fixture(scope="session")
+def fake_artifacts(tmp_path_factory) -> Path:
+    """Return a folder of outputs a fake nvcc copies (see ``WRITES_OUTPUT``): an object with a device module,
+    a program, a fatbin image."""
+    folder = tmp_path_factory.mktemp("fake-artifacts")
+    (folder / "object.o").write_bytes(minimal_elf(1, sections=(".text", ".nv_fatbin")))
+    (folder / "program").write_bytes(minimal_elf(2))
+    (folder / "program").chmod(0o755)
+    (folder / "module.fatbin").write_bytes(b"\x50\xed\x55\xba" + bytes(60))
+    return folder
+
+
 @pytest.fixture(autouse=True)
-def isolated_cache(monkeypatch, _session_cache):
-    """Keep feature probes and registries of fake toolchains out of the user's cache."""
+def isolated_cache(monkeypatch, _session_cache, fake_artifacts):
+    """Keep feature probes and registries of fake toolchains out of the user's cache (and tell fakes where
+    their outputs are: ``WRITES_OUTPUT``)."""
     monkeypatch.setenv("SUITEGEN_CACHE", str(_session_cache))
+    monkeypatch.setenv("SUITEGEN_TEST_ARTIFACTS", str(fake_artifacts))
+
+
+# For a fake nvcc's accepting path: writes the output its command names (-o), of the format asked for, as a
+# real nvcc does; an acceptance without its output is not evidence (build.artifacts).
+WRITES_OUTPUT = r'''
+sg_out=""; sg_prev=""
+for sg_arg in "$@"; do [ "$sg_prev" = "-o" ] && sg_out="$sg_arg"; sg_prev="$sg_arg"; done
+if [ -n "$sg_out" ]; then
+  case " $* " in
+    *" -fatbin "*) cp "$SUITEGEN_TEST_ARTIFACTS/module.fatbin" "$sg_out";;
+    *" -c "*) cp "$SUITEGEN_TEST_ARTIFACTS/object.o" "$sg_out";;
+    *) cp "$SUITEGEN_TEST_ARTIFACTS/program" "$sg_out";;
+  esac
+fi
+'''
 
 
 MINI_SECTIONS = '[sections]\ndemo = "A demo section"\n'

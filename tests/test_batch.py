@@ -10,7 +10,7 @@ from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, _again, units
 from suitegen.model import (Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
-from conftest import REPO, needs_nvcc
+from conftest import REPO, WRITES_OUTPUT, needs_nvcc
 
 TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compiler="g++", host_version="g++ 12",
                fingerprint="f00")
@@ -213,8 +213,7 @@ def test_a_remark_printed_once_per_unit_is_no_member_s():
 # A fake nvcc that crashes (or hangs) on any batch and accepts single compiles.
 BAD_BATCH = '''
 if [ -e batch.cu ]; then {what}; fi
-exit 0
-'''
+''' + WRITES_OUTPUT.replace("{", "{{").replace("}", "}}") + "exit 0\n"
 
 
 @pytest.mark.parametrize("what, why", [("echo 'Segmentation fault (core dumped)'; exit 139", "crash"),

@@ -8,7 +8,7 @@ from suitegen.build import cache
 from suitegen.build.toolchain import identity
 from suitegen.model import CompileResult, Outcome, Phase, Toolchain
 
-from conftest import REPO
+from conftest import REPO, WRITES_OUTPUT
 
 TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compiler="g++", host_version="g++ 12",
                fingerprint="f00")
@@ -31,7 +31,7 @@ def test_the_key_covers_toolchain_command_sources_and_environment(monkeypatch):
 def test_entries_read_back_whole_or_not_at_all():
     k = cache.key(TC, ARGV, {"main.cu": "int only_here;"})
     assert cache.get(k) is None
-    cache.put(k, OK)
+    cache.put(k, OK, artifact="main.o: object")
     hit = cache.get(k)
     assert hit.cached and replace(hit, cached=False) == OK
     path = next((cache.cache_root() / "builds").rglob(f"{k}.json"))
@@ -46,8 +46,7 @@ def test_entries_read_back_whole_or_not_at_all():
 COUNTING = '''
 case " $* " in *" --dryrun "*|*" --version "*) exit 0;; esac
 if [ -e main.cu ] || [ -e batch.cu ]; then echo build >> "BUILDS"; fi  # a case's build, not a probe
-exit 0
-'''
+''' + WRITES_OUTPUT + "exit 0\n"
 
 
 def test_a_warm_rerun_builds_nothing(fake_nvcc, mini_oracle, tmp_path):

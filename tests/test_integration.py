@@ -105,10 +105,10 @@ def test_cli_run_writes_results_and_summary(tmp_path):
 
 
 def test_cli_exit_1_on_fail_and_usage_errors(tmp_path):
-    # An arch nvcc does not know is a toolchain error: UNRESOLVED, never a rejection, and exit 1.
+    # An arch nvcc does not know is a usage error, found before anything is planned or built.
     proc = cli("run", "--rules", f"{SMALL}", "--std", "c++17", "--arch", "sm_10", "--out", str(tmp_path / "r"))
-    assert proc.returncode == 1
-    assert {r["verdict"] for r in records(tmp_path / "r")} == {"UNRESOLVED"}
+    assert proc.returncode == 2 and "does not know sm_10" in proc.stderr
+    assert not (tmp_path / "r" / "results.jsonl").exists()
     assert cli("run", "--std", "c++99").returncode == 2
     assert cli("run", "--arch", "gfx90a").returncode == 2
     assert cli("bogus").returncode == 2

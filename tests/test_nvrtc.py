@@ -191,3 +191,10 @@ def test_nvrtc_modules_run_their_value_checks_on_the_gpu(nvrtc_lib, planted):
     else:
         assert all(r.judgement.verdict is Verdict.PASS and r.behaviour["ran"] for r in ran), \
             [r.judgement.reason for r in ran if r.judgement.verdict is not Verdict.PASS]
+
+
+def test_nvrtc_lists_the_targets_it_compiles_for(session):
+    from suitegen.build import archs
+    (tc,) = session.toolchains
+    assert {"sm_90", "compute_90"} <= archs.known(tc)
+    assert archs.unknown("sm_5", archs.known(tc)) == ["sm_5"] and archs.unknown("sm_90a", archs.known(tc)) == []

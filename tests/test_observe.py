@@ -148,7 +148,39 @@ def test_corrupt_cache_costs_a_recompute(canned):
     (path,) = (cache_root() / "configs" / tc.fingerprint).glob("*.json")
     path.write_text("{not json")
     assert observe(tc, Std.CXX14, "sm_90") == first and runs(count) == 2
-    assert ObservedConfig.from_json(json.loads(path.read_text())) == first
+    assert ObservedConfig.from_json(json.loads(path.read_text())["observed"]) == first
+
+
+def test_swapped_cache_entries_are_detected_and_probed_again(canned):
+    """Two configs' entries swapped on disk: each names another config, so neither is trusted; both are
+    probed again and rewritten under their own names."""
+    tc, count = canned
+    c17, c20 = observe(tc, Std.CXX17, "sm_90"), observe(tc, Std.CXX20, "sm_90")
+    assert c17.host_cplusplus == 201703 and c20.host_cplusplus == 202002 and runs(count) == 2
+    folder = cache_root() / "configs" / tc.fingerprint
+    p17, p20 = (folder / f"{obs.digest(std.value, 'sm_90', [])}.json" for std in (Std.CXX17, Std.CXX20))
+    a, b = p17.read_bytes(), p20.read_bytes()
+    p17.write_bytes(b)
+    p20.write_bytes(a)
+    obs.forget()
+    assert observe(tc, Std.CXX17, "sm_90") == c17 and observe(tc, Std.CXX20, "sm_90") == c20
+    assert runs(count) == 4, "both swapped entries were probed again"
+    assert mismatch(observe(tc, Std.CXX17, "sm_90"), Std.CXX17, "sm_90") is None
+    assert p17.read_bytes() == a and p20.read_bytes() == b, "and rewritten under their own names"
+
+
+@pytest.mark.parametrize("entry", ["5", "[]", '{"key": null, "observed": {}}', "OLD",
+                                   "WRONG_SHAPE"])
+def test_a_cache_entry_of_another_shape_is_probed_again(canned, entry):
+    tc, count = canned
+    first = observe(tc, Std.CXX14, "sm_90")
+    obs.forget()
+    (path,) = (cache_root() / "configs" / tc.fingerprint).glob("*.json")
+    whole = json.loads(path.read_text())
+    text = {"OLD": json.dumps(whole["observed"]),  # an entry of before, which named no config
+            "WRONG_SHAPE": json.dumps({**whole, "observed": {**whole["observed"], "cuda_arch": "900"}})}.get(entry, entry)
+    path.write_text(text)
+    assert observe(tc, Std.CXX14, "sm_90") == first and runs(count) == 2
 
 
 def test_unwritable_cache_costs_only_a_recompute(canned, monkeypatch, tmp_path):

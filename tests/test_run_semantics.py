@@ -7,7 +7,7 @@ import sys
 import pytest
 from junitparser import JUnitXml
 
-from conftest import REPO, follows_the_guide
+from conftest import REPO, WRITES_OUTPUT, follows_the_guide
 
 DEVIATION = '''
 when = "nvcc==13.0"
@@ -22,7 +22,7 @@ seen = "2026-11-01"
 
 @pytest.fixture
 def accepting(fake_nvcc, mini_oracle):
-    nvcc = fake_nvcc("exit 0\n")
+    nvcc = fake_nvcc(WRITES_OUTPUT + "exit 0\n")
     return [sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--oracle", str(mini_oracle[0]),
             "--templates", str(mini_oracle[1]), "--arch", "sm_90", "-q"], mini_oracle[0]
 

@@ -7,6 +7,8 @@ from suitegen.build import features, toolchain
 from suitegen.build.toolchain import ToolchainError
 from suitegen.frontends.cli import main
 
+from conftest import WRITES_OUTPUT
+
 
 def test_discover_prefers_option_then_cuda_home_then_path(tmp_path, fake_nvcc):
     explicit = fake_nvcc("exit 0")
@@ -104,7 +106,7 @@ def test_nvcc_that_exits_with_canned_diagnostic(fake_nvcc, mini_oracle, tmp_path
 
 
 def test_detected_features_come_from_probes(fake_nvcc):
-    ok = toolchain.probe(str(fake_nvcc("exit 0")))
+    ok = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
     assert {"has-nvfunctional", "has-int128", "has-float128"} <= toolchain.machine_features(ok)
     # a toolchain that compiles nothing has none of them, and the answer is cached per fingerprint
     bad = toolchain.probe(str(fake_nvcc("exit 1")))
@@ -112,11 +114,14 @@ def test_detected_features_come_from_probes(fake_nvcc):
     assert not feats & {"has-nvfunctional", "has-int128", "has-float128"}
     assert {"linux", "host-gcc"} <= feats
     assert features.detected_features(bad) == features.detected_features(bad)
+    # one that exits 0 but writes no object has none either
+    silent = toolchain.probe(str(fake_nvcc("exit 0  # writes nothing")))
+    assert not toolchain.machine_features(silent) & {"has-nvfunctional", "has-int128", "has-float128"}
 
 
 def test_feature_probing_stops_with_the_run_and_caches_nothing(fake_nvcc):
     from suitegen import procs
-    tc = toolchain.probe(str(fake_nvcc("exit 0")))
+    tc = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
     procs.stop_all()
     try:
         with pytest.raises(procs.Stopped):

@@ -5,8 +5,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import cache, diagnostics, nvrtc
-from suitegen.model import Case, CompileResult, Config, Mode, Outcome, Phase
+from suitegen.build import artifacts, cache, diagnostics, nvrtc
+from suitegen.model import Case, CompileResult, Config, Diagnostic, Mode, Outcome, Phase
 from suitegen.oracle.conditions import flag_features
 
 DEFAULT_TIMEOUT = 120.0
@@ -63,9 +63,10 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
                  cached: bool, image: bool = False) -> CompileResult:
     """Return the result of building ``files`` with ``argv`` in ``folder``, through the build cache if asked.
 
-    ``image``: for an accepted build, also write its device module (the fatbin image the object or
-    program embeds, byte for byte what ``nvcc -fatbin`` writes) to ``folder / MODULE``; the cache keeps
-    it beside the result, so a hit still has it.
+    A build that exits 0 is accepted only where its output is there and of its format (see ``artifacts``);
+    otherwise it is a toolchain error saying what is missing. ``image``: for an accepted build, also write
+    its device module (the fatbin image the object or program embeds, byte for byte what ``nvcc -fatbin``
+    writes) to ``folder / MODULE``; the cache keeps it beside the result, so a hit still has it.
     """
     k = cache.key(config.toolchain, argv, files) if cached else None
     hit = cache.get(k) if k is not None else None
@@ -81,14 +82,26 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
     for name, text in files.items():
         (folder / name).write_text(text)
     result = run_nvcc(argv, folder, timeout)
+    found = None
+    if result.outcome.accepted:
+        missing = artifacts.problem(argv, folder, files)
+        result = without_evidence(result, missing) if missing else result
+        found = None if missing else artifacts.checked(argv, files)
     data = _module(argv, folder, timeout) if image and result.outcome.accepted else None
     if data is not None:
         (folder / MODULE).write_bytes(data)
     if k is not None:
-        cache.put(k, result)
-        if data is not None:
-            cache.put_image(k, data)
+        cache.put(k, result, artifact=found, image=data)
     return result
+
+
+def without_evidence(result: CompileResult, missing: str) -> CompileResult:
+    """Return an accepted result whose output is missing or malformed as what it is: a toolchain error (never
+    a verdict on the code), with a diagnostic saying what is missing."""
+    why = f"exit status 0, but no evidence of acceptance: {missing}"
+    diag = Diagnostic(severity="error", message=why, phase=Phase.NVCC)
+    return replace(result, outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVCC, diagnostics=(diag, *result.diagnostics),
+                   output=f"{result.output}\n[suitegen] {why}\n")
 
 
 MODULE = "module.fatbin"
@@ -126,7 +139,7 @@ def module_image(binary: Path) -> bytes | None:
         data = out.read_bytes() if done.returncode == 0 and out.exists() else b""
     except OSError:
         return None
-    return data if data.startswith(cache.FATBIN_MAGIC) else None
+    return data if data.startswith(artifacts.FATBIN_MAGIC) else None
 
 
 def program_path(case: Case, config: Config, folder: Path) -> Path | None:

@@ -7,10 +7,12 @@ features (``requires = "has-int128"``); ``detected_features`` says which a toolc
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
 from suitegen import hooks, procs
+from suitegen.build import artifacts
 from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain
 
@@ -44,31 +46,54 @@ def _cache_file(toolchain: Toolchain) -> Path:
     return cache_root() / "features" / f"{toolchain.fingerprint}.json"
 
 
+def _read_cache(path: Path, toolchain: Toolchain) -> frozenset[str] | None:
+    """Return the features an entry holds, or None unless it reads back whole, is this toolchain's, and
+    answers exactly today's probes with names among them."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    probes = sorted(hooks.names("feature"))
+    if not isinstance(data, dict) or data.get("fingerprint") != toolchain.fingerprint or data.get("probes") != probes:
+        return None
+    found = data.get("features")
+    if not isinstance(found, list) or not all(isinstance(f, str) and f in probes for f in found):
+        return None
+    return frozenset(found)
+
+
 def detected_features(toolchain: Toolchain) -> frozenset[str]:
     """Return the probed features of a toolchain, compiling each probe once per fingerprint (cached).
 
-    A probe that cannot start, fails or times out means the feature is absent. If the run is
-    stopping, ``procs.Stopped`` propagates and nothing is cached.
+    A probe that cannot start, fails, times out or leaves no object means the feature is absent. A cache
+    entry that is not this toolchain's answer to today's probes is probed again. If the run is stopping,
+    ``procs.Stopped`` propagates and nothing is cached.
     """
     cache = _cache_file(toolchain)
-    try:
-        return frozenset(json.loads(cache.read_text()))
-    except (OSError, ValueError):
-        pass
+    cached = _read_cache(cache, toolchain)
+    if cached is not None:
+        return cached
     found = set()
     with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
         for name in hooks.names("feature"):
-            (Path(tmp) / f"{name}.cu").write_text(hooks.get("feature", name)())
+            source = hooks.get("feature", name)()
+            (Path(tmp) / f"{name}.cu").write_text(source)
+            argv = [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", f"{name}.cu",
+                    "-o", f"{name}.o"]
             try:
-                done = procs.run([toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c",
-                                  f"{name}.cu", "-o", f"{name}.o"], timeout=PROBE_TIMEOUT, cwd=tmp)
+                done = procs.run(argv, timeout=PROBE_TIMEOUT, cwd=tmp)
             except OSError:
                 continue
-            if not done.timed_out and done.returncode == 0:
+            if (not done.timed_out and done.returncode == 0
+                    and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source}) is None):
                 found.add(name)
+    entry = {"fingerprint": toolchain.fingerprint, "probes": sorted(hooks.names("feature")),
+             "features": sorted(found)}
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(sorted(found)))
+        tmp_file = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp_file.write_text(json.dumps(entry))
+        os.replace(tmp_file, cache)
     except OSError:
         pass  # a read-only cache only costs the probes next time
     return frozenset(found)

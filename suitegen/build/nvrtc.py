@@ -88,6 +88,16 @@ def library_version(lib: str) -> tuple[int, int]:
     return major.value, minor.value
 
 
+def supported_archs(lib: str) -> list[int]:
+    """Return the compute capabilities the library compiles for (nvrtcGetSupportedArchs): 75, 80, ..."""
+    nvrtc = _load(lib)
+    count = ctypes.c_int()
+    nvrtc.nvrtcGetNumSupportedArchs(ctypes.byref(count))
+    found = (ctypes.c_int * count.value)()
+    nvrtc.nvrtcGetSupportedArchs(found)
+    return list(found)
+
+
 def _load(lib: str):
     """Load libnvrtc, with the builtins library beside it loaded first (it is found by name otherwise)."""
     folder = Path(lib).resolve().parent

@@ -71,12 +71,13 @@ def observe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...] = 
             if key in _memo:
                 return _memo[key]
         cache = _cache_path(toolchain, std, arch, tuple(flags))
-        found = _read_cache(cache)
+        ident = _entry_key(toolchain, std, arch, tuple(flags))
+        found = _read_cache(cache, ident)
         keep = found is not None
         if found is None:
             found, keep = _probe(toolchain, std, arch, tuple(flags), timeout)
             if keep:
-                _write_cache(cache, found)
+                _write_cache(cache, ident, found)
         if keep:
             with _lock:
                 _memo[key] = found
@@ -93,20 +94,38 @@ def _cache_path(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...
     return cache_root() / "configs" / toolchain.fingerprint / f"{digest(std.value, arch, list(flags))}.json"
 
 
-def _read_cache(path: Path) -> ObservedConfig | None:
+def _entry_key(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...]) -> dict:
+    """Return what a cache entry must name to be this config's: the toolchain and the config asked for."""
+    return {"fingerprint": toolchain.fingerprint, "std": std.value, "arch": arch, "flags": list(flags)}
+
+
+_INTS = ("device_cplusplus", "cuda_arch")
+_STRINGS = ("targets", "macros", "warnings")
+
+
+def _read_cache(path: Path, ident: dict) -> ObservedConfig | None:
+    """Return the observation an entry holds, or None (probe again): missing, corrupt, of another shape, or
+    filed for another config (two entries swapped, say)."""
     try:
-        return ObservedConfig.from_json(json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError, AttributeError):
-        return None  # missing or corrupt: probe again
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != ident or not isinstance(data.get("observed"), dict):
+        return None
+    seen = data["observed"]
+    whole = (isinstance(seen.get("host_cplusplus"), (int, type(None))) and isinstance(seen.get("error"), str)
+             and all(isinstance(seen.get(f), list) and all(type(v) is int for v in seen[f]) for f in _INTS)
+             and all(isinstance(seen.get(f), list) and all(isinstance(v, str) for v in seen[f]) for f in _STRINGS))
+    return ObservedConfig.from_json(seen) if whole else None
 
 
-def _write_cache(path: Path, observed: ObservedConfig) -> None:
+def _write_cache(path: Path, ident: dict, observed: ObservedConfig) -> None:
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w") as fh:
-            json.dump(observed.to_json(), fh)
+            json.dump({"key": ident, "observed": observed.to_json()}, fh)
         os.replace(tmp, path)
     except OSError:
         if tmp:

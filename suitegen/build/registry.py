@@ -43,9 +43,16 @@ def load_registry() -> dict[str, dict]:
     if not path.exists():
         return {}
     try:
-        return json.loads(path.read_text())
+        reg = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise ToolchainError(f"{path}: corrupt toolchain registry ({exc}); delete it and add again") from None
+    whole = isinstance(reg, dict) and all(
+        isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("nvcc", "version", "fingerprint"))
+        for e in reg.values())
+    if not whole:
+        raise ToolchainError(f"{path}: toolchain registry of another shape (name -> nvcc, version, fingerprint); "
+                             "delete it and add again")
+    return reg
 
 
 def _save_registry(reg: dict) -> None:

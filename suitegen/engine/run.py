@@ -68,8 +68,9 @@ def _corpus_cases(args, opts):
     manifest = Path(args.corpus) / MANIFEST
     if not manifest.exists():
         raise ValueError(f"--corpus {args.corpus}: no {MANIFEST} there (make one with suitegen generate)")
-    cases = [c for c in read_corpus(manifest) if select_rules([c.rule], opts.rules)]
-    return cases, read_corpus_profile(manifest)
+    cases = read_corpus(manifest)
+    chosen = {r.id for r in select_rules(list({c.rule.id: c.rule for c in cases}.values()), opts.rules)}
+    return [c for c in cases if c.rule.id in chosen], read_corpus_profile(manifest)
 
 
 def _open(args):

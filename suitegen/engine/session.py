@@ -1,13 +1,15 @@
 """What the CLI and the pytest plugin share: load and probe once, then plan the (case, config) items."""
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
-from suitegen.build import observe, registry
+from suitegen.build import archs, observe, registry
 from suitegen.build import toolchain as tc_mod
 from suitegen.cases.render import Renderer
 from suitegen.engine.options import RunOptions
@@ -55,12 +57,50 @@ def build_flags(config: Config, case: Case) -> tuple[str, ...]:
     return (*config.flags, *case.variant.flags, *case.mode_flags)
 
 
-def select_rules(rules, patterns: Sequence[str]):
-    """Return the rules whose id or section key matches any glob (all rules if none given)."""
+class SelectionError(ValueError):
+    """A ``--rules`` pattern that matches no rule (a typo must not run nothing and pass)."""
+
+
+def rule_matches(rule, pattern: str) -> bool:
+    """Whether a ``--rules`` glob matches a rule: its id, its section key, or (a pattern without a section)
+    its name within the section."""
+    return (fnmatch.fnmatchcase(rule.id, pattern) or fnmatch.fnmatchcase(rule.section, pattern)
+            or ("/" not in pattern and fnmatch.fnmatchcase(rule.id.split("/", 1)[-1], pattern)))
+
+
+def selection(rules, patterns: Sequence[str]) -> tuple[list, list[str]]:
+    """Return the rules any glob matches (all rules if none given) and notes on bare names that match rules
+    of several sections; raise SelectionError naming each glob that matches nothing, with close matches."""
     if not patterns:
-        return list(rules)
-    return [r for r in rules if any(fnmatch.fnmatchcase(r.id, p) or fnmatch.fnmatchcase(r.section, p)
-                                    for p in patterns)]
+        return list(rules), []
+    notes, unmatched = [], []
+    for pattern in patterns:
+        hits = [r for r in rules if rule_matches(r, pattern)]
+        if not hits:
+            unmatched.append(pattern)
+        bare = [r.id for r in hits if not fnmatch.fnmatchcase(r.id, pattern) and not fnmatch.fnmatchcase(r.section,
+                                                                                                       pattern)]
+        if len({rid.split("/", 1)[0] for rid in bare}) > 1:
+            notes.append(f"--rules {pattern} names a rule in {len(bare)} sections; all are selected: {', '.join(bare)}")
+    if unmatched:
+        names = sorted({r.id for r in rules} | {r.section for r in rules} | {r.id.split("/", 1)[-1] for r in rules})
+        raise SelectionError("; ".join(f"--rules {p!r} matches no rule or section" + _close(p, names)
+                                       for p in unmatched))
+    return [r for r in rules if any(rule_matches(r, p) for p in patterns)], notes
+
+
+def _close(pattern: str, names: Sequence[str]) -> str:
+    close = difflib.get_close_matches(pattern, names, n=5, cutoff=0.6)
+    return f" (close: {', '.join(close)})" if close else " (suitegen rules lists them)"
+
+
+def select_rules(rules, patterns: Sequence[str]):
+    """Return the rules ``--rules`` selects (see ``selection``), saying on stderr where a bare name selected
+    rules of several sections."""
+    chosen, notes = selection(rules, patterns)
+    for note in notes:
+        print(f"suitegen: {note}", file=sys.stderr)
+    return chosen
 
 
 def load_rules(opts: RunOptions):
@@ -115,18 +155,25 @@ def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = No
         out.append(tc_mod.probe(nvcc, name=name, host_flags=["-ccbin", host] if host else ()))
     labels = [t.label for t in out]
     if len(set(labels)) < len(labels):  # same minor version twice: tell them apart by full version
-        out = [replace(t, name=t.name or f"nvcc-{t.version_str}") for t in out]
+        out = [replace(t, name=t.name or f"{t.kind}-{t.version_str}") for t in out]
+    labels = [t.label for t in out]
+    # same version twice (two wrappers, two installs): by fingerprint, so that JUnit names, history columns
+    # and reproducer folders stay apart
+    out = [replace(t, name=f"{t.label}-{t.fingerprint[:8]}") if labels.count(t.label) > 1 else t for t in out]
     fps = [t.fingerprint for t in out]
     if len(set(fps)) < len(fps):
         raise tc_mod.ToolchainError("the same toolchain was given twice (identical fingerprints)")
     return out
 
 
-def configs_for(toolchains: Sequence[Toolchain], prof) -> list[Config]:
-    """Return the run matrix of a profile. Raises ValueError on a bad -std or arch."""
+def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> list[Config]:
+    """Return the run matrix of a profile. Raises ValueError on a bad -std or arch: one that is not spelled
+    as one, or (``check``: the toolchains are real ones) that a toolchain does not know."""
     std_levels = sorted({Std.parse(s) for s in prof.stds})
     for a in prof.archs:
         arch_number(a)
+    if check:
+        archs.check(toolchains, prof.archs)
     return [Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections)
             for t in toolchains for s in std_levels for a in prof.archs for fs in prof.flagsets]
 

@@ -103,6 +103,23 @@ def pytest_report_header(config):
     return [f"suitegen: {tcs}", f"suitegen: {gpu}"]
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """A --suitegen-rules pattern that matches no collected rule is a usage error (a typo must not pass)."""
+    patterns = config.getoption("suitegen_rules", None) if _active(config) else None
+    if not patterns:
+        return
+    from suitegen.engine.session import SelectionError, selection
+    try:
+        _, config._suitegen_notes = selection(list(config.__dict__.get("_suitegen_rules_seen", {}).values()),
+                                              patterns)
+    except SelectionError as exc:
+        raise pytest.UsageError(f"suitegen: {exc}") from None
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    return [f"suitegen: {note}" for note in getattr(config, "_suitegen_notes", ())]
+
+
 def pytest_collect_file(file_path: Path, parent):
     if not _active(parent.config):
         return None
@@ -146,10 +163,14 @@ class _SuiteFile(pytest.File):
 
     def collect(self):
         from suitegen.engine.item import units
-        from suitegen.engine.session import configs_for, item_name, plan, select_rules
+        from suitegen.engine.session import configs_for, item_name, plan, rule_matches
         from suitegen.model import digest
         session = _session(self.config)
-        cases = [c for c in self._cases() if select_rules([c.rule], session.options.rules)]
+        found = self._cases()
+        # every rule collected, for the check that each --suitegen-rules pattern matched one of them
+        self.config.__dict__.setdefault("_suitegen_rules_seen", {}).update({c.rule.id: c.rule for c in found})
+        patterns = session.options.rules
+        cases = [c for c in found if not patterns or any(rule_matches(c.rule, p) for p in patterns)]
         try:
             configs = configs_for(session.toolchains, options.resolve_profile(session.options, self._base_profile()))
         except ValueError as exc:

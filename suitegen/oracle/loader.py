@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Mapping
 
 from suitegen import hooks, resources
-from suitegen.model import FROZEN, PHASE_GROUPS, Deviation, Expect, Expectation, Mode, Outcome, Rule, Variant
+from suitegen.model import (FILE_NAME, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Deviation, Expect, Expectation, Mode,
+                            Outcome, Rule, Variant, safe_file_name)
 from suitegen.oracle import conditions
 
 RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
@@ -103,6 +104,9 @@ def _load_sections(path: Path) -> dict[str, str]:
     table = data.get("sections")
     if not isinstance(table, dict) or not table:
         raise OracleError(path, "expected a [sections] table of key = title", field="sections")
+    for key in table:
+        if not NAME.fullmatch(key):
+            raise OracleError(path, f"section key {key!r} is not a plain name ({NAME.pattern})", field="sections")
     return {str(k): str(v) for k, v in table.items()}
 
 
@@ -148,6 +152,9 @@ def _condition(text, path, rule, field):
 def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     short = _get(raw, "id", str, path, None, required=True)
     rid = f"{section}/{short}"
+    if not NAME.fullmatch(short):
+        # ids become file names, shell words and JUnit names: nothing in one may escape them
+        raise OracleError(path, f"a rule id is letters, digits and . _ - ({NAME.pattern})", rule=rid, field="id")
     unknown = set(raw) - RULE_KEYS
     if unknown:
         raise OracleError(path, f"unknown field (known: {sorted(RULE_KEYS)})", rule=rid,
@@ -164,6 +171,11 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
         if not templates or not all(isinstance(v, str) for v in templates.values()):
             raise OracleError(path, "templates maps file names to template paths", rule=rid,
                               field="templates")
+    bad = [name for name in templates if not safe_file_name(name)]
+    if bad:
+        # a case's files are written into a scratch folder, a run folder's reproducers and a corpus
+        raise OracleError(path, f"file name {bad[0]!r} is not a plain file name: relative, no folder or '..', "
+                          f"letters, digits and . _ + - ({FILE_NAME.pattern})", rule=rid, field="templates")
     defaults = {k: raw[k] for k in ("mode", "flags", "phase", "diagnostic", "line") if k in raw}
     raw_variants = _get(raw, "variant", list, path, rid, required=True)
     variants: list[Variant] = []
@@ -242,6 +254,9 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
         except (KeyError, IndexError, ValueError) as exc:
             raise OracleError(path, f"variant name {name_fmt!r} names an unknown param: {exc}",
                               rule=rid, field="name") from None
+        if not VARIANT_NAME.fullmatch(name):
+            raise OracleError(path, f"variant name {name!r} is letters, digits and . _ + - ({VARIANT_NAME.pattern})",
+                              rule=rid, field="name")
         out.append(Variant(name=name, params=p, expectation=expectation or predicate_reject,
                            predicate=predicate, requires=requires, flags=flags, mode=mode,
                            note=str(raw.get("note", "")), strategies=dict(strategies), check=check,

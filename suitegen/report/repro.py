@@ -7,6 +7,8 @@ import shlex
 from pathlib import Path
 from typing import Mapping
 
+from suitegen.model import safe_file_name
+
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:120]
@@ -23,18 +25,36 @@ def obtained(record: Mapping) -> str:
     return f"from this item's own single-case command{why}, the one its reproducer runs"
 
 
+def folder_name(record: Mapping) -> str:
+    """Return an item's reproducer folder: its case, config and toolchain in words, and its config key (which
+    covers the toolchain's fingerprint), so two toolchains of one version never share a folder."""
+    words = "-".join((record["case_id"], record["config"].get("toolchain", ""), record["config_id"]))
+    return f"{_slug(words)}-{record['config_key'][:8]}"
+
+
+def _comment(text: str) -> str:
+    """Return text as one shell comment line: whatever it holds stays in the comment."""
+    return "# " + re.sub(r"[\x00-\x1f\x7f]+", " ", text)
+
+
 def write_repro(folder: Path, record: dict, case: Mapping | None) -> Path | None:
-    """Write repro/<case>/ for a FAIL or UNRESOLVED: sources, run.sh with the exact commands, expected vs observed."""
+    """Write repro/<case>/ for a FAIL or UNRESOLVED: sources, run.sh with the exact commands, expected vs observed.
+
+    Every line of run.sh is a comment or a command whose every word is quoted (shlex.quote): nothing in a
+    case id, reason or argument runs. A source whose name is not a plain file name is not written (the
+    loader refuses such names; a record read back from elsewhere is not trusted either).
+    """
     if case is None:
         return None
-    target = folder / "repro" / _slug(f"{record['case_id']}-{record['config_id']}")
+    target = folder / "repro" / folder_name(record)
     target.mkdir(parents=True, exist_ok=True)
     for name, text in case["files"].items():
-        (target / name).write_text(text)
+        if safe_file_name(name):
+            (target / name).write_text(text)
     commands = (record.get("observed") or {}).get("commands") or []
-    lines = ["#!/bin/sh", f"# {record['case_id']} under {record['config_id']}: {record['verdict']}",
-             f"# {record['reason'][:300]}".replace("\n", " "), 'cd "$(dirname "$0")"']
-    lines += [" ".join(shlex.quote(a) for a in c) for c in commands]
+    lines = ["#!/bin/sh", _comment(f"{record['case_id']} under {record['config_id']}: {record['verdict']}"),
+             _comment(record["reason"][:300]), 'cd "$(dirname "$0")" || exit 1']
+    lines += [" ".join(shlex.quote(str(a)) for a in c) for c in commands]
     if record.get("execution"):
         lines.append("./main.out")
     (target / "run.sh").write_text("\n".join(lines) + "\n")
