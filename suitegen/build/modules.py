@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import cache
+from suitegen.build import artifacts, cache
 from suitegen.model import FROZEN, Toolchain
 
 BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
@@ -65,8 +65,9 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
             data = _blob(k, build.output).read_bytes()
         except OSError:
             data = None
-        if data and _looks_like(build.output, data):
+        if data:
             (folder / out).write_bytes(data)
+        if data and artifacts.problem(argv, folder, {}) is None:
             return Built(build=build, module=folder / out, argv=tuple(argv), log="", seconds=0.0, cached=True)
     (folder / name).write_text(source)
     try:
@@ -76,16 +77,10 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
     path = folder / out
     crashed = done.timed_out or (done.returncode or 0) < 0 or "Segmentation fault" in done.output \
         or "internal error" in done.output.lower() or "Internal Compiler Error" in done.output
-    if done.returncode != 0 or not path.exists() or not _looks_like(build.output, path.read_bytes()):
-        why = done.output if done.returncode else f"nvcc exited 0 but {out} is missing or not a {build.output}"
+    missing = artifacts.problem(argv, folder, {}) if done.returncode == 0 else None
+    if done.returncode != 0 or missing:
+        why = done.output if done.returncode else f"nvcc exited 0, but {missing}"
         return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed)
     if k is not None:
         cache._write(_blob(k, build.output), path.read_bytes())
     return Built(build=build, module=path, argv=tuple(argv), log=done.output, seconds=done.duration)
-
-
-def _looks_like(kind: str, data: bytes) -> bool:
-    """Return whether bytes are a whole module of that kind (an ELF cubin, or PTX text)."""
-    if kind == "cubin":
-        return data[:4] == b"\x7fELF" and len(data) > 64
-    return b".version" in data[:4096] and b".target" in data[:4096]

@@ -134,15 +134,8 @@ class Campaign:
         records = [{"index": int(p.name[1:]), "seed": self.opts.seed, "policy": p.policy, "tags": list(p.tags),
                     "builds": {}, "host": {}} for p in programs]
         for build in self.builds:
-            built = modules.build_module(self.tc, build, source, folder, timeout=600, use_cache=self.opts.use_cache)
-            if not built.ok:
-                for r in records:
-                    r["builds"][build.name] = "crashed" if built.crashed else "no-module"
-                self._note_build_failure(index, build, built)
-                continue
-            if self.runner is not None:
-                for r, status in zip(records, self.run_module(built.module, programs, expected)):
-                    r["builds"][build.name] = status
+            for r, status in zip(records, self.build_and_run(build, programs, expected, folder, index, source)):
+                r["builds"][build.name] = status
         if self.opts.host or self.runner is None:
             for name in self.opts.host_builds:
                 run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
@@ -167,20 +160,36 @@ class Campaign:
                 self.tally.host_checked += len(programs)
         return records
 
+    def build_and_run(self, build: DeviceBuild, programs: list, expected: list, folder: Path, index: int,
+                      source: str | None = None) -> list[str]:
+        """Return each program's status under one build. A file the compiler crashes on is split in halves
+        and built again, so one crashing program costs only itself."""
+        source = source if source is not None else emit.source(programs)
+        built = modules.build_module(self.tc, build, source, folder, timeout=600, use_cache=self.opts.use_cache)
+        if built.ok:
+            return self.run_module(built.module, programs, expected) if self.runner is not None else ["built"] * len(programs)
+        if len(programs) == 1:
+            self._note_build_failure(index, build, built, programs[0])
+            return ["crashed" if built.crashed else "no-module"]
+        half = len(programs) // 2
+        return (self.build_and_run(build, programs[:half], expected[:half], folder / "a", index)
+                + self.build_and_run(build, programs[half:], expected[half:], folder / "b", index))
+
     def run_module(self, module: Path, programs: list, expected: list) -> list[str]:
         """Return each program's status in one module: ok, wrong, or the fault that stopped it."""
         result, outs = self.runner.cells(module, launches(programs))
         if outs is None and len(programs) > 1:  # a fault: run each program alone to find whose it was
             return [s for p, e in zip(programs, expected) for s in self.run_module(module, [p], [e])]
         if outs is None:
-            return [f"run-{result.status.value}"]
+            return [f"run-{result.status.value}: {result.detail}"[:300]]
         return ["ok" if got == want else "wrong" for got, want in zip(outs, expected)]
 
-    def _note_build_failure(self, index: int, build: DeviceBuild, built) -> None:
+    def _note_build_failure(self, index: int, build: DeviceBuild, built, program: ir.Program) -> None:
         with self.lock:
             self.tally.build_failures += 1
             self.suspects.append({"kind": "crash" if built.crashed else "build", "file": index,
-                                  "build": build.name, "log": built.log[-2000:], "argv": list(built.argv)})
+                                  "index": int(program.name[1:]), "build": build.name, "log": built.log[-2000:],
+                                  "argv": list(built.argv)})
 
     # ---- the campaign
     def run(self) -> int:
@@ -262,34 +271,39 @@ class Campaign:
                                           "bad": bad, "builds": r["builds"], "host": r["host"]})
 
     # ---- after the budget: what was found
-    def investigate(self, per_signature: int = 2) -> list[dict]:
-        """Confirm and reduce the wrong programs (a few per signature), file them, and return the findings."""
+    def investigate(self, per_signature: int = 3) -> list[dict]:
+        """Confirm and reduce what went wrong (wrong code first, a few per signature; one crash per build),
+        file it, and return the findings."""
         deadline = time.monotonic() + self.opts.reduce_budget
         seen: Counter = Counter()
-        findings = []
-        for s in self.suspects:
-            if s["kind"] == "crash" and time.monotonic() < deadline:
-                self.say(f"fuzz: reducing the {s['build']} crash of file {s['file']}")
-                findings.append(triage.investigate_crash(self, s, deadline))
-                continue
-            if s["kind"] != "wrong":
-                findings.append(s)  # a valid program nvcc refused: a finding as it stands (its log says why)
-                continue
-            sig = tuple(sorted(s["bad"]))
+        chosen, findings = [], []
+        for s in sorted(self.suspects, key=lambda s: {"wrong": 0, "crash": 1}.get(s["kind"], 2)):
+            sig = (s["kind"], tuple(sorted(s["bad"])) if s["kind"] == "wrong" else s["build"])
             seen[sig] += 1
-            if seen[sig] > per_signature or time.monotonic() > deadline:
-                continue
-            self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(sig)})")
-            f = triage.investigate(self, s, deadline)
-            if f is not None:
-                findings.append(f)
-        for sig, n in seen.items():
-            if n > per_signature:
-                findings.append({"kind": "repeat", "failing": list(sig), "count": n - per_signature})
+            if s["kind"] == "build":
+                findings.append(s)  # a valid program nvcc refused: a finding as it stands (its log says why)
+            elif seen[sig] <= (per_signature if s["kind"] == "wrong" else 1):
+                chosen.append(s)
+        with cf.ThreadPoolExecutor(max_workers=max(1, min(4, len(chosen)))) as pool:
+            futures = [pool.submit(self._investigate_one, s, deadline) for s in chosen]
+            findings += [f.result() for f in futures if f.result() is not None]
+        for (kind, sig), n in seen.items():
+            limit = per_signature if kind == "wrong" else 1
+            if kind != "build" and n > limit:
+                findings.append({"kind": "repeat", "failing": list(sig) if kind == "wrong" else [sig],
+                                 "count": n - limit, "of": kind})
         filed = triage.file_findings(self.opts.out.parent / "findings.json",
                                      [f for f in findings if f["kind"] in ("wrong-code", "crash")], self.opts.seed)
         return filed + [f for f in findings if f["kind"] not in ("wrong-code", "crash")]
 
+    def _investigate_one(self, s: dict, deadline: float) -> dict | None:
+        if time.monotonic() > deadline:
+            return None
+        if s["kind"] == "crash":
+            self.say(f"fuzz: reducing the {s['build']} crash of program {s['index']}")
+            return triage.investigate_crash(self, s, deadline)
+        self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(s['bad'])})")
+        return triage.investigate(self, s, deadline)
 
 def parse_budget(text: str) -> float:
     """Return seconds for a budget such as ``90``, ``90s``, ``10m`` or ``1h``."""

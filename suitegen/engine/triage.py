@@ -22,6 +22,11 @@ from suitegen.model import digest
 from suitegen.synth import emit, ir, populate, reduce
 
 
+def _bad(status: str) -> bool:
+    """Whether a program's status under a build is a wrong result (a wrong value, or a run that faulted)."""
+    return status == "wrong" or status.startswith("run-") or status == "undefined"
+
+
 def blame(failing: set[str], passing: set[str]) -> str:
     """Return the stage a wrong result points at, from the builds it fails and passes under."""
     if not failing:
@@ -90,7 +95,7 @@ class Tester:
         expected = [reduce.expected(p) for p in progs]
         bad = self._statuses(self.bad, progs, expected)
         good = self._statuses(self.good, progs, expected) if self.good else ["ok"] * len(progs)
-        return [b == "wrong" and g == "ok" for b, g in zip(bad, good)]
+        return [_bad(b) and g == "ok" for b, g in zip(bad, good)]
 
 
 def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:
@@ -113,8 +118,8 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
     program = populate.generate(o.seed, suspect["index"], o.policy)
     first = statuses_alone(campaign, program)
     second = statuses_alone(campaign, program)
-    failing = {b for b, s in first.items() if s == "wrong"}
-    if not failing or failing != {b for b, s in second.items() if s == "wrong"}:
+    failing = {b for b, s in first.items() if _bad(s)}
+    if not failing or failing != {b for b, s in second.items() if _bad(s)}:
         return {"kind": "flaky", "index": suspect["index"], "first": first, "second": second}
     passing = {b for b, s in first.items() if s == "ok"}
     bad = "default" if "default" in failing else sorted(failing)[0]
@@ -141,8 +146,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
     import concurrent.futures as cf
     o = campaign.opts
     build = next(b for b in campaign.builds if b.name == suspect["build"])
-    start = suspect["file"] * o.per_file
-    programs = [populate.generate(o.seed, i, o.policy) for i in range(start, start + o.per_file)]
+    programs = [populate.generate(o.seed, suspect["index"], o.policy)]
     counter = iter(range(10**9))
 
     def crashes(programs_: list) -> list[bool]:
