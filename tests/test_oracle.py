@@ -149,3 +149,69 @@ def test_reverting_a_fix_is_caught(case_id, text, rule):
                     == "accept")
     reverted = replace(positive, files={"main.cu": text})
     assert (reverted.id, rule) in conflicts([*cases, reverted])
+
+
+# --- diagnose variants: a valid-dialect twin, or a pattern that names what is wrong -------------------------
+
+DIAGNOSE_RULE = '''
+[[rule]]
+id = "removed"
+statement = "Under C++17 a thing may not be done."
+template = "demo/ld.cu.j2"
+
+  [[rule.variant]]
+  name = "neg-cxx17"
+  expect = "diagnose"
+  requires = "std>=c++17"
+  params = {{ fn = "device", type = "long double" }}
+  phase = "front-end"
+  diagnostic = '{pattern}'
+{twin}'''
+TWIN = '''
+  [[rule.variant]]
+  name = "pos-pre-cxx17"
+  expect = "accept"
+  requires = "std<c++17"
+  params = { fn = "device", type = "long double" }
+'''
+
+
+def _diagnose_rule(mini_oracle, pattern, twin):
+    path = mini_oracle[0] / "demo.toml"
+    path.write_text(path.read_text() + DIAGNOSE_RULE.format(pattern=pattern, twin=twin))
+    return oracle.load(mini_oracle[0]).rule("demo/removed").variants[0]
+
+
+def test_diagnose_variant_takes_its_twins_condition(mini_oracle):
+    neg = _diagnose_rule(mini_oracle, "bool|increment", TWIN)
+    assert neg.valid_in is not None and neg.valid_in.text == "std<c++17"
+
+
+@pytest.mark.parametrize("pattern, ok", [
+    ("bool|increment", False),  # names the construct, not what is wrong
+    ("increment of bool is deprecated|not allowed", False),  # a deprecation never satisfies it
+    ("is deprecat|removed", False),
+    (r"not allowed|removed in C\+\+17|invalid", True),
+    ("not allowed|bool", False),  # every alternative, not one of them
+    ("narrow", True),
+    (r"(bool|increment) (is )?not allowed", True),  # alternatives inside a group are one alternative
+])
+def test_diagnose_variant_without_twin_names_what_is_wrong(mini_oracle, pattern, ok):
+    if ok:
+        assert _diagnose_rule(mini_oracle, pattern, "").valid_in is None
+    else:
+        with pytest.raises(oracle.OracleError, match="rule 'demo/removed': field 'diagnostic'.*names what is wrong"):
+            _diagnose_rule(mini_oracle, pattern, "")
+
+
+def test_twin_must_build_the_same_program(mini_oracle):
+    other = TWIN.replace('type = "long double"', 'type = "double"')
+    with pytest.raises(oracle.OracleError, match="no valid-dialect twin"):
+        _diagnose_rule(mini_oracle, "bool|increment", other)
+
+
+def test_real_diagnose_variants_have_twins_or_say_what_is_wrong():
+    orc = oracle.load(REPO / "oracle")
+    diagnose = [v for r in orc.rules for v in r.variants if v.expectation.expect is Expect.DIAGNOSE]
+    assert diagnose and sum(v.valid_in is not None for v in diagnose) > len(diagnose) // 2
+    assert all(v.valid_in is not None or oracle.names_what_is_wrong(v.expectation.diagnostic) for v in diagnose)

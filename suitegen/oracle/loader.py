@@ -12,9 +12,9 @@ import hashlib
 import itertools
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from suitegen import hooks, resources
 from suitegen.model import FROZEN, PHASE_GROUPS, Deviation, Expect, Expectation, Mode, Outcome, Rule, Variant
@@ -173,6 +173,7 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise OracleError(path, f"duplicate variant names {dupes}", rule=rid, field="variant")
+    variants = [_with_twin(path, rid, v, variants) for v in variants]
     construct = _get(raw, "construct", str, path, rid) if "construct" in raw else ""
     try:
         re.compile(construct)
@@ -247,6 +248,66 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
                            note=str(raw.get("note", "")), strategies=dict(strategies), check=check,
                            value=value))
     return out
+
+
+# What a diagnose variant's pattern must name where no valid-dialect twin can tell its diagnostic from one the
+# program gets anyway: what is wrong (not allowed, removed, needs another dialect, ...), in every alternative.
+# A deprecation never does: a deprecated construct is still valid.
+WHAT_IS_WRONG = ("not allowed", "not permitted", "not valid", "invalid", "removed", "no longer", "nonstandard",
+                 r"c\+\+", "cannot", "may not", "must", "requires", "exactly one", "incompatible", "narrow",
+                 "no instance", "no match", "no member", "not a member", "no operator", "too many", "undefined",
+                 "undeclared", "not declared", "does not have", "not a constant")
+VALID_EXPECTS = (Expect.ACCEPT, Expect.RUNTIME, Expect.WARN)
+
+
+def twin_of(variant: Variant, variants: Iterable[Variant]) -> Variant | None:
+    """Return a diagnose variant's valid-dialect twin: a variant of its rule building the same program (same
+    params, mode and flags) that is expected to compile under another condition; None if it has none."""
+    for other in variants:
+        if (other.predicate is None and other.expectation.expect in VALID_EXPECTS and other.requires is not None
+                and other.params == variant.params and other.mode is variant.mode and other.flags == variant.flags
+                and (variant.requires is None or other.requires.text != variant.requires.text)):
+            return other
+    return None
+
+
+def alternatives(pattern: str) -> list[str]:
+    """Return a regex's top-level alternatives (split at each | outside parentheses and brackets)."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += 1 if ch in "([" else -1 if ch in ")]" else 0
+        if ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*out, pattern[start:]]
+
+
+def names_what_is_wrong(pattern: str) -> bool:
+    """Return whether every alternative of a diagnostic pattern names what is wrong, and none a deprecation."""
+    if "deprecat" in pattern.lower() or re.search(pattern, "deprecated", re.I):
+        return False
+    return all(any(word in alt.lower() for word in WHAT_IS_WRONG) for alt in alternatives(pattern))
+
+
+def _with_twin(path: Path, rid: str, variant: Variant, variants: list[Variant]) -> Variant:
+    """Return a diagnose variant with where its program is valid (its twin's condition); without a twin its
+    pattern must name what is wrong."""
+    if variant.expectation.expect is not Expect.DIAGNOSE:
+        return variant
+    twin = twin_of(variant, variants)
+    if twin is not None:
+        return replace(variant, valid_in=twin.requires)
+    if not names_what_is_wrong(variant.expectation.diagnostic or ""):
+        raise OracleError(path, f"variant {variant.name!r}: a diagnose variant with no valid-dialect twin (a variant "
+                          "with the same params expected to compile under another condition) needs a pattern whose "
+                          f"every alternative names what is wrong ({', '.join(WHAT_IS_WRONG)}), never a "
+                          "deprecation", rule=rid, field="diagnostic")
+    return variant
 
 
 def _value(path: Path, rid: str, name: str, raw: Mapping, expectation: Expectation | None, mode: Mode,
