@@ -215,3 +215,31 @@ def test_real_diagnose_variants_have_twins_or_say_what_is_wrong():
     diagnose = [v for r in orc.rules for v in r.variants if v.expectation.expect is Expect.DIAGNOSE]
     assert diagnose and sum(v.valid_in is not None for v in diagnose) > len(diagnose) // 2
     assert all(v.valid_in is not None or oracle.names_what_is_wrong(v.expectation.diagnostic) for v in diagnose)
+
+
+# --- deviations: the rule's own evidence, never an incidental warning ---------------------------------------
+
+@pytest.mark.parametrize("observed, match, error", [
+    ("accepted", "", None),  # accepted: warnings do not change it, so nothing to match
+    ("accepted-with-warnings", "", "needs a match"),
+    ("rejected", "", "needs a match"),
+    ("accepted-with-warnings", "long double", None),
+    ("accepted-with-warnings", "was declared but never referenced", "incidental warning"),
+    ("accepted-with-warnings", "set but never used", "incidental warning"),
+    ("rejected", "unused variable", "incidental warning"),
+])
+def test_deviation_evidence_is_the_rules_own(mini_oracle, observed, match, error):
+    (mini_oracle[0] / "deviations" / "x.toml").write_text(textwrap.dedent(f'''
+        when = "nvcc==13.0"
+        [[deviation]]
+        rule = "demo/no-long-double"
+        observed = "{observed}"
+        diagnostic = ""
+        match = "{match}"
+        seen = "2026-11-25"
+        '''))
+    if error is None:
+        assert oracle.load(mini_oracle[0]).deviations
+    else:
+        with pytest.raises(oracle.OracleError, match=f"x.toml: rule 'demo/no-long-double': field 'match'.*{error}"):
+            oracle.load(mini_oracle[0])

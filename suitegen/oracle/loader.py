@@ -28,6 +28,10 @@ VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "
 DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
                   "select"}
 RUN_STATUSES = ("failed", "crashed", "timed-out")
+# Warnings about the test program's own scaffolding, never evidence of what a rule is about: a deviation that
+# matched one would hold for as long as an unrelated line of the program drew it.
+INCIDENTAL_WARNINGS = ('variable "x" was declared but never referenced', 'variable "x" was set but never used',
+                       'parameter "x" was declared but never referenced', "unused variable 'x'")
 SEED_EDITION = "seeds"  # a rule's statement comes from the source documents unless it names a later edition
 
 
@@ -359,6 +363,18 @@ def _expectation(path: Path, rid: str, raw: Mapping, forced: Expect | None) -> E
                        check_line=bool(raw.get("line", True)), observe=observe)
 
 
+def _evidence(path: Path, rid: str, observed: Outcome, match: str, run: str) -> None:
+    """Refuse a compile deviation whose evidence is not the rule's own: one seen with warnings, rejected or
+    crashed needs a match naming that diagnostic, and no match may be an incidental warning."""
+    if not run and observed is not Outcome.ACCEPTED and not match:
+        raise OracleError(path, f"a deviation observed {observed.value!r} needs a match: the diagnostic that is its "
+                          "evidence (one observed 'accepted' needs none: warnings do not change it)", rule=rid,
+                          field="match")
+    if match and any(re.search(match, text) for text in INCIDENTAL_WARNINGS):
+        raise OracleError(path, "match is an incidental warning (an unused variable or parameter), not the rule's "
+                          "evidence", rule=rid, field="match")
+
+
 def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation]:
     """Load one deviations file; every entry must name a known rule."""
     data = _read_toml(path)
@@ -393,6 +409,7 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
             re.compile(match)
         except (re.error, TypeError) as exc:
             raise OracleError(path, f"match is not a valid regex: {exc}", rule=rid, field="match") from None
+        _evidence(path, rid, observed, match, raw.get("run", ""))
         when_text = default_when if "when" not in raw else f"({default_when}) && ({raw['when']})"
         variants = raw.get("variants", ["*"])
         if not isinstance(variants, list):
