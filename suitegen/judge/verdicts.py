@@ -133,7 +133,8 @@ def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin |
     matched = [d for d in result.diagnostics if matches(d, exp, case, severities)]
     if not matched:
         got = _first(result.diagnostics, severities)
-        return Verdict.FAIL, wanted + (f"rejected for another reason: {got}" if not out.accepted else f"accepted with {got}")
+        return Verdict.FAIL, wanted + (f"rejected for another reason: {got}" if not out.accepted
+                                       else f"accepted with {got}")
     if case.variant.valid_in is not None and twin is None:
         return Verdict.UNRESOLVED, wanted + "but no build in a dialect where the program is valid to tell it from"
     if twin is not None and twin.result.outcome.infrastructure:

@@ -64,7 +64,8 @@ class Statement:
     @property
     def traced(self) -> bool:
         """Whether it has rules or a reason and, for an example error, a negative variant or an explicit reason."""
-        return bool(self.rules or self.untested) and (self.example != "error" or self.negative or bool(self.no_negative))
+        return bool(self.rules or self.untested) and (self.example != "error" or self.negative
+                                                      or bool(self.no_negative))
 
 
 def negative_rules(rules) -> set[str]:
