@@ -207,6 +207,9 @@ class Variant:
     strategies: Mapping[str, str] = field(default_factory=dict)  # param -> a hooks strategy name
     check: str | None = None  # fatbin mode: a hooks check name giving the launch and expected values
     value: int | None = None  # a valid program's value check: what its value function stores in out[0]
+    # diagnose only: where the same program is valid (its twin's condition: the variant of the rule with the
+    # same params expected to compile); a diagnostic the program also gets there does not count
+    valid_in: Any = None
 
 
 @dataclass(**FROZEN)

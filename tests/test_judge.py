@@ -247,3 +247,88 @@ def test_a_ptx_only_target_is_a_feature_conditions_can_name():
     assert "ptx-only" not in make_env(CFG, c, ()).features
     assert "ptx-only" not in make_env(replace(CFG, arch="sm_80+compute_90"), c, ()).features
     assert conditions.parse("!ptx-only")(make_env(CFG, c, ()))
+
+
+# --- diagnose: a diagnostic the same program does not also get where it is valid --------------------------
+
+from suitegen.judge.verdicts import Twin, valid_dialects  # noqa: E402
+
+REMOVED = Expectation(expect=Expect.DIAGNOSE, phase="front-end", diagnostic="bool|increment")
+BOOL_DEPRECATED = diag("incrementing a bool value is deprecated", "warning", Phase.CUDAFE)
+BOOL_FORBIDDEN = diag("use of an operand of type bool in operator++ is forbidden in C++17")
+
+
+def twinned(exp=REMOVED, valid_in="std<c++17"):
+    c = case(exp, requires="std>=c++17")
+    v = Variant(name=c.variant.name, params={}, expectation=exp, requires=c.variant.requires,
+                valid_in=conditions.parse(valid_in))
+    return Case(rule=c.rule, variant=v, files=c.files, violation_line=c.violation_line)
+
+
+def under(std, *diags, outcome=None):
+    outcome = outcome or (Outcome.ACCEPTED_WITH_WARNINGS if diags else Outcome.ACCEPTED)
+    return Twin(std=std, result=result(outcome, *diags))
+
+
+TWIN_TABLE = [
+    # the build, the same program where it is valid (None: not built), verdict
+    # the deprecation warning c++14 prints too tells nothing: nvcc 13.0's bool-increment-removed[neg-cxx17]
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), under(Std.CXX14, BOOL_DEPRECATED), Verdict.FAIL),
+    # an error where the valid dialect warns is the removal
+    (result(Outcome.REJECTED, BOOL_FORBIDDEN, phase=Phase.CUDAFE), under(Std.CXX14, BOOL_DEPRECATED), Verdict.PASS),
+    # a warning the valid dialect does not print is a diagnostic of its own
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), under(Std.CXX14), Verdict.PASS),
+    # one matching diagnostic of its own is enough beside a shared one
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED, diag("increment of bool removed", "warning")),
+     under(Std.CXX14, BOOL_DEPRECATED), Verdict.PASS),
+    # nothing matched: fails before any comparison
+    (result(Outcome.ACCEPTED), under(Std.CXX14), Verdict.FAIL),
+    # a twin that could not be built leaves nothing to compare with
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), None, Verdict.UNRESOLVED),
+    (result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), under(Std.CXX14, outcome=Outcome.CRASHED),
+     Verdict.UNRESOLVED),
+]
+
+
+@pytest.mark.parametrize("res, twin, verdict_", TWIN_TABLE)
+def test_diagnose_twin_table(res, twin, verdict_):
+    c = twinned()
+    j = verdict(prepare(c, CFG, ("linux",)), c, res, (), twin=twin)
+    assert j.verdict is verdict_, j.reason
+
+
+def test_diagnose_twin_failure_says_where_the_same_diagnostic_shows():
+    c = twinned()
+    j = verdict(prepare(c, CFG, ("linux",)), c, result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), (),
+                twin=under(Std.CXX14, BOOL_DEPRECATED))
+    assert "also given under c++14, where the program is valid" in j.reason
+    assert "incrementing a bool value is deprecated" in j.reason
+
+
+def test_diagnose_twin_failure_is_a_known_deviation_where_recorded():
+    c = twinned()
+    known = dev(Outcome.ACCEPTED_WITH_WARNINGS, match="incrementing a bool value is deprecated")
+    j = verdict(prepare(c, CFG, ("linux",)), c, result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), (known,),
+                twin=under(Std.CXX14, BOOL_DEPRECATED))
+    assert j.verdict is Verdict.XFAIL
+
+
+def test_diagnose_without_twin_is_judged_on_its_pattern():
+    assert run(case(REMOVED), result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED)).verdict is Verdict.PASS
+
+
+@pytest.mark.parametrize("std, valid_in, rule_requires, nearest", [
+    (Std.CXX17, "std<c++17", None, (Std.CXX14, Std.CXX11, Std.CXX03)),
+    (Std.CXX11, "std>=c++17", None, (Std.CXX17, Std.CXX20, Std.CXX23)),
+    (Std.CXX14, "std>=c++20", "std>=c++11", (Std.CXX20, Std.CXX23)),
+    (Std.CXX17, "std<c++17", "std>=c++14", (Std.CXX14,)),
+])
+def test_valid_dialects_nearest_first(std, valid_in, rule_requires, nearest):
+    c = twinned(valid_in=valid_in)
+    if rule_requires:
+        c = Case(rule=Rule(id="demo/r", section="demo", statement="s", templates={}, variants=(c.variant,),
+                           requires=conditions.parse(rule_requires)), variant=c.variant, files=c.files,
+                 violation_line=c.violation_line)
+    cfg = Config(toolchain=TC, std=std, arch="sm_90")
+    assert valid_dialects(c, make_env(cfg, c, ())) == nearest
+    assert valid_dialects(case(REMOVED), make_env(cfg, c, ())) == ()

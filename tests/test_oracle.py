@@ -149,3 +149,97 @@ def test_reverting_a_fix_is_caught(case_id, text, rule):
                     == "accept")
     reverted = replace(positive, files={"main.cu": text})
     assert (reverted.id, rule) in conflicts([*cases, reverted])
+
+
+# --- diagnose variants: a valid-dialect twin, or a pattern that names what is wrong -------------------------
+
+DIAGNOSE_RULE = '''
+[[rule]]
+id = "removed"
+statement = "Under C++17 a thing may not be done."
+template = "demo/ld.cu.j2"
+
+  [[rule.variant]]
+  name = "neg-cxx17"
+  expect = "diagnose"
+  requires = "std>=c++17"
+  params = {{ fn = "device", type = "long double" }}
+  phase = "front-end"
+  diagnostic = '{pattern}'
+{twin}'''
+TWIN = '''
+  [[rule.variant]]
+  name = "pos-pre-cxx17"
+  expect = "accept"
+  requires = "std<c++17"
+  params = { fn = "device", type = "long double" }
+'''
+
+
+def _diagnose_rule(mini_oracle, pattern, twin):
+    path = mini_oracle[0] / "demo.toml"
+    path.write_text(path.read_text() + DIAGNOSE_RULE.format(pattern=pattern, twin=twin))
+    return oracle.load(mini_oracle[0]).rule("demo/removed").variants[0]
+
+
+def test_diagnose_variant_takes_its_twins_condition(mini_oracle):
+    neg = _diagnose_rule(mini_oracle, "bool|increment", TWIN)
+    assert neg.valid_in is not None and neg.valid_in.text == "std<c++17"
+
+
+@pytest.mark.parametrize("pattern, ok", [
+    ("bool|increment", False),  # names the construct, not what is wrong
+    ("increment of bool is deprecated|not allowed", False),  # a deprecation never satisfies it
+    ("is deprecat|removed", False),
+    (r"not allowed|removed in C\+\+17|invalid", True),
+    ("not allowed|bool", False),  # every alternative, not one of them
+    ("narrow", True),
+    (r"(bool|increment) (is )?not allowed", True),  # alternatives inside a group are one alternative
+])
+def test_diagnose_variant_without_twin_names_what_is_wrong(mini_oracle, pattern, ok):
+    if ok:
+        assert _diagnose_rule(mini_oracle, pattern, "").valid_in is None
+    else:
+        with pytest.raises(oracle.OracleError, match="rule 'demo/removed': field 'diagnostic'.*names what is wrong"):
+            _diagnose_rule(mini_oracle, pattern, "")
+
+
+def test_twin_must_build_the_same_program(mini_oracle):
+    other = TWIN.replace('type = "long double"', 'type = "double"')
+    with pytest.raises(oracle.OracleError, match="no valid-dialect twin"):
+        _diagnose_rule(mini_oracle, "bool|increment", other)
+
+
+def test_real_diagnose_variants_have_twins_or_say_what_is_wrong():
+    orc = oracle.load(REPO / "oracle")
+    diagnose = [v for r in orc.rules for v in r.variants if v.expectation.expect is Expect.DIAGNOSE]
+    assert diagnose and sum(v.valid_in is not None for v in diagnose) > len(diagnose) // 2
+    assert all(v.valid_in is not None or oracle.names_what_is_wrong(v.expectation.diagnostic) for v in diagnose)
+
+
+# --- deviations: the rule's own evidence, never an incidental warning ---------------------------------------
+
+@pytest.mark.parametrize("observed, match, error", [
+    ("accepted", "", None),  # accepted: warnings do not change it, so nothing to match
+    ("accepted-with-warnings", "", "needs a match"),
+    ("rejected", "", "needs a match"),
+    ("accepted-with-warnings", "long double", None),
+    ("accepted-with-warnings", "was declared but never referenced", "incidental warning"),
+    ("accepted-with-warnings", "set but never used", "incidental warning"),
+    ("rejected", "unused variable", "incidental warning"),
+])
+def test_deviation_evidence_is_the_rules_own(mini_oracle, observed, match, error):
+    (mini_oracle[0] / "deviations" / "x.toml").write_text(textwrap.dedent(f'''
+        when = "nvcc==13.0"
+        [[deviation]]
+        rule = "demo/no-long-double"
+        observed = "{observed}"
+        diagnostic = ""
+        match = "{match}"
+        seen = "2026-11-25"
+        '''))
+    if error is None:
+        assert oracle.load(mini_oracle[0]).deviations
+    else:
+        with pytest.raises(oracle.OracleError, match=f"x.toml: rule 'demo/no-long-double': field 'match'.*{error}"):
+            oracle.load(mini_oracle[0])

@@ -16,6 +16,7 @@ rule = "demo/no-long-double"
 variants = ["neg-device"]
 observed = "rejected"
 diagnostic = "some other error"
+match = "some other error"
 seen = "2026-11-01"
 '''
 

@@ -16,7 +16,7 @@ from suitegen.execute import host_values
 from suitegen.execute.programs import run_members, run_program
 from suitegen.judge.behaviour import loads, value_run, with_behaviour
 from suitegen.judge.deviations import covering
-from suitegen.judge.verdicts import Preparation, expectation_for, make_env, prepare, verdict
+from suitegen.judge.verdicts import Preparation, Twin, expectation_for, make_env, prepare, valid_dialects, verdict
 from suitegen.model import (Case, Config, Deviation, ExecResult, ExecStatus, Expect, Judgement, Mode, Outcome, Phase,
                             Record, Verdict, digest)
 
@@ -57,6 +57,8 @@ def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = 
     seen = [d.observed for d in covering(case, env, deviations, exp)]
     if seen:
         return () if seen[0].accepted else None
+    if exp.expect is Expect.DIAGNOSE and case.variant.valid_in is not None:
+        return None  # judged with its twin build (run_one)
     if exp.expect is not Expect.REJECT:
         return ()
     return (exp.phase,) if exp.phase in BATCHED_REJECTIONS else None
@@ -146,10 +148,26 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
                     execution = session.fatbin.run(program, expected)
                 else:
                     execution = run_program(program, folder, session.options.exec_timeout, session.gpus.take())
+    twin = _twin(session, case, config, prep) if result is not None else None
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
-                        execution_skipped=session.execution_skipped)
+                        execution_skipped=session.execution_skipped, twin=twin)
     return with_behaviour(Record(case=case, config=config, judgement=judgement, result=result, started=started,
                                  execution=execution, observed=_observed(session, prep, case, config)))
+
+
+def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:
+    """Build a diagnose case's program in the nearest dialect where it is valid that the toolchain honours;
+    None if it is not a diagnose case with a twin, or no such dialect is honoured."""
+    if prep.expectation is None or prep.expectation.expect is not Expect.DIAGNOSE:
+        return None
+    for std in valid_dialects(case, prep.env):
+        other = replace(config, std=std)
+        if session.unhonoured(other, case) is None:
+            with tempfile.TemporaryDirectory(prefix="suitegen-twin-") as tmp:
+                result = compile_case(case, other, Path(tmp), timeout=session.options.timeout,
+                                      cached=not session.options.no_cache)
+            return Twin(std=std, result=result)
+    return None
 
 
 def run_batch(session: Session, cases: Sequence[Case], config: Config,

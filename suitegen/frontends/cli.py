@@ -185,9 +185,9 @@ def rules_command(args) -> int:
     orc, cases = load_cases(opts)
     if args.trace:
         from suitegen.oracle.loader import SEED_EDITION
-        from suitegen.oracle.statements import load_statements, trace_table
+        from suitegen.oracle.statements import load_statements, negative_rules, trace_table
         ids = [r.id for r in orc.rules]
-        found = load_statements(orc.root, orc.sections, ids)
+        found = load_statements(orc.root, orc.sections, ids, negative_rules(orc.rules))
         later = [r.id for r in orc.rules if r.edition != SEED_EDITION]
         print(json.dumps([dataclasses.asdict(s) for s in found], indent=2) if args.json
               else trace_table(found, ids, later))

@@ -16,7 +16,7 @@ from suitegen import hooks
 from suitegen.build import nvrtc
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
-                            ExecStatus, Expect, Expectation, Judgement, Outcome, Verdict)
+                            ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Verdict)
 from suitegen.oracle.conditions import Env, flag_features
 
 
@@ -49,6 +49,25 @@ def unsupported_here(case: Case, config: Config, env: Env) -> str | None:
     """Return why an item is not judged under a config: the rule's conditions, or (for NVRTC) the case is
     outside what NVRTC compiles; None if it is judged."""
     return unsupported_reason(case, env) or (nvrtc.out_of_scope(case, config) if "nvrtc" in env.features else None)
+
+
+@dataclass(**FROZEN)
+class Twin:
+    """The same program built in a dialect where it is valid, for a diagnose variant's diagnostic to differ from."""
+
+    std: Std
+    result: CompileResult
+
+
+def valid_dialects(case: Case, env: Env) -> tuple[Std, ...]:
+    """Return the dialects where a diagnose case's program is valid (its twin's condition and the rule's hold),
+    nearest to the env's first; () if it has no twin."""
+    valid_in = case.variant.valid_in
+    if valid_in is None:
+        return ()
+    near = sorted((s for s in Std if s is not env.std), key=lambda s: (abs(s.rank - env.std.rank), s.rank))
+    return tuple(s for s in near if valid_in(replace(env, std=s))
+                 and (case.rule.requires is None or case.rule.requires(replace(env, std=s))))
 
 
 def expectation_for(case: Case, env: Env) -> Expectation:
@@ -100,8 +119,39 @@ def _first(diags, severities=("error", "fatal")) -> str:
     return "no diagnostic"
 
 
-def compare(exp: Expectation, case: Case, result: CompileResult) -> tuple[Verdict, str]:
-    """Return (PASS or FAIL or UNRESOLVED, reason) for a compile result against an expectation."""
+def _said(diag: Diagnostic) -> tuple:
+    return diag.severity, diag.number, diag.message
+
+
+def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None) -> tuple[Verdict, str]:
+    """Return the verdict on a diagnose expectation: a matching diagnostic (an error where the build was rejected,
+    else a warning) that the same program does not also get in a dialect where it is valid."""
+    out = result.outcome
+    severities = ("error", "fatal") if not out.accepted else ("warning",)
+    where = f" at {case.main_file}:{case.violation_line}" if exp.check_line and case.violation_line else ""
+    wanted = f"expected a diagnostic ({exp.phase}: /{exp.diagnostic}/{where}), "
+    matched = [d for d in result.diagnostics if matches(d, exp, case, severities)]
+    if not matched:
+        got = _first(result.diagnostics, severities)
+        return Verdict.FAIL, wanted + (f"rejected for another reason: {got}" if not out.accepted
+                                       else f"accepted with {got}")
+    if case.variant.valid_in is not None and twin is None:
+        return Verdict.UNRESOLVED, wanted + "but no build in a dialect where the program is valid to tell it from"
+    if twin is not None and twin.result.outcome.infrastructure:
+        return Verdict.UNRESOLVED, (wanted + f"but its build under {twin.std.value}, where the program is valid, "
+                                    f"{twin.result.outcome.value}")
+    also = {_said(d) for d in twin.result.diagnostics} if twin is not None else set()
+    if all(_said(d) in also for d in matched):
+        return Verdict.FAIL, (wanted + f"but {_first(matched, severities)} is also given under {twin.std.value}, "
+                              "where the program is valid")
+    kind = "rejected" if not out.accepted else "with a warning"
+    return Verdict.PASS, f"diagnosed as expected ({kind}" + (
+        f"; not given under {twin.std.value}, where the program is valid)" if twin is not None else ")")
+
+
+def compare(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None = None) -> tuple[Verdict, str]:
+    """Return (PASS or FAIL or UNRESOLVED, reason) for a compile result against an expectation (``twin``: for a
+    diagnose expectation, the same program built where it is valid)."""
     out = result.outcome
     if out.infrastructure:
         phase = result.phase.value if result.phase else "nvcc"
@@ -121,12 +171,7 @@ def compare(exp: Expectation, case: Case, result: CompileResult) -> tuple[Verdic
         return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
                               f"{where}): {_first(result.diagnostics)}")
     if exp.expect is Expect.DIAGNOSE:
-        severities = ("error", "fatal") if not out.accepted else ("warning",)
-        if any(matches(d, exp, case, severities) for d in result.diagnostics):
-            return Verdict.PASS, "diagnosed as expected (" + ("rejected)" if not out.accepted else "with a warning)")
-        got = _first(result.diagnostics, severities)
-        return Verdict.FAIL, f"expected a diagnostic ({exp.phase}: /{exp.diagnostic}/{where}), " + (
-            f"rejected for another reason: {got}" if not out.accepted else f"accepted with {got}")
+        return _diagnosed(exp, case, result, twin)
     if not out.accepted:  # WARN
         return Verdict.FAIL, f"expected a warning, rejected: {_first(result.diagnostics)}"
     if any(matches(d, exp, case, ("warning",)) for d in result.diagnostics):
@@ -166,16 +211,18 @@ def _runtime_verdict(prep: Preparation, case: Case, deviations, execution, skipp
 
 
 def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviations: Iterable[Deviation] = (),
-            execution: ExecResult | None = None, execution_skipped: str | None = None) -> Judgement:
+            execution: ExecResult | None = None, execution_skipped: str | None = None,
+            twin: Twin | None = None) -> Judgement:
     """Return the verdict for one prepared item from its build (and, for a runtime case, its run).
 
-    ``execution_skipped`` says why a runtime case that compiled did not run.
+    ``execution_skipped`` says why a runtime case that compiled did not run; ``twin``: for a diagnose case, the
+    same program built in a dialect where it is valid (see ``valid_dialects``).
     """
     if prep.final is not None:
         return prep.final
     if execution is not None and execution.status is ExecStatus.NOT_RUN:
         # nothing this GPU can run: judged on the build alone, and the reason says so
-        judged = verdict(prep, case, result, deviations, None, execution_skipped)
+        judged = verdict(prep, case, result, deviations, None, execution_skipped, twin)
         return replace(judged, reason=f"{judged.reason}; its GPU check {execution.detail} ({execution.gpu})")
     exp = prep.expectation
     if result is None:
@@ -183,7 +230,7 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     if "nvrtc" in prep.env.features and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
         return Judgement(verdict=Verdict.UNSUPPORTED, reason="NVRTC compiles device code only: "
                          "it reports this case's host code (a host function or variable)")
-    verdict_, why = compare(exp, case, result)
+    verdict_, why = compare(exp, case, result, twin)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
     # a crash is UNRESOLVED unless a deviation records it (a known internal error): then XFAIL

@@ -12,9 +12,9 @@ import hashlib
 import itertools
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from suitegen import hooks, resources
 from suitegen.model import (FILE_NAME, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Deviation, Expect, Expectation, Mode,
@@ -29,6 +29,10 @@ VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "
 DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
                   "select"}
 RUN_STATUSES = ("failed", "crashed", "timed-out")
+# Warnings about the test program's own scaffolding, never evidence of what a rule is about: a deviation that
+# matched one would hold for as long as an unrelated line of the program drew it.
+INCIDENTAL_WARNINGS = ('variable "x" was declared but never referenced', 'variable "x" was set but never used',
+                       'parameter "x" was declared but never referenced', "unused variable 'x'")
 SEED_EDITION = "seeds"  # a rule's statement comes from the source documents unless it names a later edition
 
 
@@ -185,6 +189,7 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise OracleError(path, f"duplicate variant names {dupes}", rule=rid, field="variant")
+    variants = [_with_twin(path, rid, v, variants) for v in variants]
     construct = _get(raw, "construct", str, path, rid) if "construct" in raw else ""
     try:
         re.compile(construct)
@@ -264,6 +269,66 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     return out
 
 
+# What a diagnose variant's pattern must name where no valid-dialect twin can tell its diagnostic from one the
+# program gets anyway: what is wrong (not allowed, removed, needs another dialect, ...), in every alternative.
+# A deprecation never does: a deprecated construct is still valid.
+WHAT_IS_WRONG = ("not allowed", "not permitted", "not valid", "invalid", "removed", "no longer", "nonstandard",
+                 r"c\+\+", "cannot", "may not", "must", "requires", "exactly one", "incompatible", "narrow",
+                 "no instance", "no match", "no member", "not a member", "no operator", "too many", "undefined",
+                 "undeclared", "not declared", "does not have", "not a constant")
+VALID_EXPECTS = (Expect.ACCEPT, Expect.RUNTIME, Expect.WARN)
+
+
+def twin_of(variant: Variant, variants: Iterable[Variant]) -> Variant | None:
+    """Return a diagnose variant's valid-dialect twin: a variant of its rule building the same program (same
+    params, mode and flags) that is expected to compile under another condition; None if it has none."""
+    for other in variants:
+        if (other.predicate is None and other.expectation.expect in VALID_EXPECTS and other.requires is not None
+                and other.params == variant.params and other.mode is variant.mode and other.flags == variant.flags
+                and (variant.requires is None or other.requires.text != variant.requires.text)):
+            return other
+    return None
+
+
+def alternatives(pattern: str) -> list[str]:
+    """Return a regex's top-level alternatives (split at each | outside parentheses and brackets)."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += 1 if ch in "([" else -1 if ch in ")]" else 0
+        if ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*out, pattern[start:]]
+
+
+def names_what_is_wrong(pattern: str) -> bool:
+    """Return whether every alternative of a diagnostic pattern names what is wrong, and none a deprecation."""
+    if "deprecat" in pattern.lower() or re.search(pattern, "deprecated", re.I):
+        return False
+    return all(any(word in alt.lower() for word in WHAT_IS_WRONG) for alt in alternatives(pattern))
+
+
+def _with_twin(path: Path, rid: str, variant: Variant, variants: list[Variant]) -> Variant:
+    """Return a diagnose variant with where its program is valid (its twin's condition); without a twin its
+    pattern must name what is wrong."""
+    if variant.expectation.expect is not Expect.DIAGNOSE:
+        return variant
+    twin = twin_of(variant, variants)
+    if twin is not None:
+        return replace(variant, valid_in=twin.requires)
+    if not names_what_is_wrong(variant.expectation.diagnostic or ""):
+        raise OracleError(path, f"variant {variant.name!r}: a diagnose variant with no valid-dialect twin (a variant "
+                          "with the same params expected to compile under another condition) needs a pattern whose "
+                          f"every alternative names what is wrong ({', '.join(WHAT_IS_WRONG)}), never a "
+                          "deprecation", rule=rid, field="diagnostic")
+    return variant
+
+
 def _value(path: Path, rid: str, name: str, raw: Mapping, expectation: Expectation | None, mode: Mode,
            decided: bool) -> int | None:
     """Return a variant's value check: the nonzero int its value function stores in out[0] (out starts at 0,
@@ -313,6 +378,18 @@ def _expectation(path: Path, rid: str, raw: Mapping, forced: Expect | None) -> E
                        check_line=bool(raw.get("line", True)), observe=observe)
 
 
+def _evidence(path: Path, rid: str, observed: Outcome, match: str, run: str) -> None:
+    """Refuse a compile deviation whose evidence is not the rule's own: one seen with warnings, rejected or
+    crashed needs a match naming that diagnostic, and no match may be an incidental warning."""
+    if not run and observed is not Outcome.ACCEPTED and not match:
+        raise OracleError(path, f"a deviation observed {observed.value!r} needs a match: the diagnostic that is its "
+                          "evidence (one observed 'accepted' needs none: warnings do not change it)", rule=rid,
+                          field="match")
+    if match and any(re.search(match, text) for text in INCIDENTAL_WARNINGS):
+        raise OracleError(path, "match is an incidental warning (an unused variable or parameter), not the rule's "
+                          "evidence", rule=rid, field="match")
+
+
 def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation]:
     """Load one deviations file; every entry must name a known rule."""
     data = _read_toml(path)
@@ -347,6 +424,7 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
             re.compile(match)
         except (re.error, TypeError) as exc:
             raise OracleError(path, f"match is not a valid regex: {exc}", rule=rid, field="match") from None
+        _evidence(path, rid, observed, match, raw.get("run", ""))
         when_text = default_when if "when" not in raw else f"({default_when}) && ({raw['when']})"
         variants = raw.get("variants", ["*"])
         if not isinstance(variants, list):

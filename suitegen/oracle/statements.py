@@ -14,8 +14,11 @@ Layout: ``oracle/statements/<section-key>.toml``::
     rules = ["device-memory-space/no-data-member"]   # rule ids that test it
     untested = ""                   # or why no rule can test it here (then rules may be empty)
     when = ""                       # optional: the condition under which it applies (e.g. "windows")
+    example = "error"               # optional: the seed's example marks this line a (compile-time) error
+    no_negative = ""                # with example: why no negative variant tests it, "<kind>: why" (NO_NEGATIVE)
 
-``suitegen rules --trace`` lists the statements with neither rules nor a reason; the goal is none.
+``suitegen rules --trace`` lists the statements with neither rules nor a reason, and the example errors that no
+rule with a negative variant tests and no explicit reason excuses; the goal is none.
 """
 from __future__ import annotations
 
@@ -26,8 +29,14 @@ from typing import Iterable, Mapping
 
 from suitegen.model import FROZEN
 
-STATEMENT_KEYS = {"id", "seed", "where", "kind", "text", "rules", "untested", "when"}
+STATEMENT_KEYS = {"id", "seed", "where", "kind", "text", "rules", "untested", "when", "example", "no_negative"}
 KINDS = ("must", "must-not", "may", "undefined", "note")
+# The only reasons a line the seed's example marks "error" may go without a rule that has a negative variant.
+NO_NEGATIVE = {
+    "no-diagnostic-required": "the guide says the compiler does not guarantee a diagnostic (I.4.2.1, __CUDA_ARCH__)",
+    "removed": "the construct was removed in a later release (its statement is conditioned on the release)",
+    "run-time": "the error happens when the program runs, not when it compiles",
+}
 
 
 class StatementError(ValueError):
@@ -48,15 +57,29 @@ class Statement:
     untested: str = ""
     when: str = ""
     source_file: str = ""
+    example: str = ""  # "error": the seed's example marks this line an error
+    no_negative: str = ""  # why no negative variant tests that example line: "<a NO_NEGATIVE kind>: why"
+    negative: bool = False  # one of its rules has a negative variant (reject or diagnose, or a predicate's)
 
     @property
     def traced(self) -> bool:
-        return bool(self.rules or self.untested)
+        """Whether it has rules or a reason and, for an example error, a negative variant or an explicit reason."""
+        return bool(self.rules or self.untested) and (self.example != "error" or self.negative
+                                                      or bool(self.no_negative))
 
 
-def load_statements(root: Path, sections: Mapping[str, str], rule_ids: Iterable[str]) -> list[Statement]:
-    """Load ``root/statements/*.toml``; every rule named must exist and every id be unique."""
-    known = set(rule_ids)
+def negative_rules(rules) -> set[str]:
+    """Return the ids of the rules with a negative variant: one expected to be rejected or diagnosed, or a
+    predicate's (which says reject where the guide's definition does)."""
+    return {r.id for r in rules
+            if any(v.predicate or v.expectation.expect.value in ("reject", "diagnose") for v in r.variants)}
+
+
+def load_statements(root: Path, sections: Mapping[str, str], rule_ids: Iterable[str],
+                    negatives: Iterable[str] = ()) -> list[Statement]:
+    """Load ``root/statements/*.toml``; every rule named must exist and every id be unique (``negatives``: the
+    rules with a negative variant, see ``negative_rules``)."""
+    known, negatives = set(rule_ids), set(negatives)
     out: list[Statement] = []
     seen: set[str] = set()
     for path in sorted((root / "statements").glob("*.toml")):
@@ -84,9 +107,20 @@ def load_statements(root: Path, sections: Mapping[str, str], rule_ids: Iterable[
             unknown = [r for r in rules if r not in known]
             if unknown:
                 raise StatementError(f"{where}: no such rule {unknown[0]!r}")
+            example, no_negative = raw.get("example", ""), raw.get("no_negative", "")
+            if example not in ("", "error"):
+                raise StatementError(f"{where}: example is \"error\" (the seed's example marks the line) or absent")
+            if no_negative and (not example or no_negative.split(":", 1)[0] not in NO_NEGATIVE):
+                raise StatementError(f"{where}: no_negative is for an example error, as \"<kind>: why\" with a kind "
+                                     f"from {', '.join(NO_NEGATIVE)}")
+            if no_negative.startswith("removed:") and not raw.get("when"):
+                raise StatementError(f"{where}: a construct removed in a later release is conditioned on the release "
+                                     "(when = \"nvcc<X.Y\")")
             out.append(Statement(id=sid, section=section, seed=str(raw["seed"]), where=str(raw.get("where", "")),
                                  kind=raw.get("kind", "must"), text=raw["text"], rules=rules,
-                                 untested=raw.get("untested", ""), when=raw.get("when", ""), source_file=str(path)))
+                                 untested=raw.get("untested", ""), when=raw.get("when", ""), source_file=str(path),
+                                 example=example, no_negative=no_negative,
+                                 negative=any(r in negatives for r in rules)))
     return out
 
 
@@ -105,9 +139,15 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Ite
     untraced = [s for s in statements if not s.traced]
     lines.append(f"{'total':32} {len(statements):10}  {sum(bool(s.rules) for s in statements):10}  "
                  f"{sum(bool(s.untested) and not s.rules for s in statements):11}  {len(untraced):8}")
+    examples = [s for s in statements if s.example == "error"]
+    excused = [s for s in examples if s.no_negative and not s.negative]
+    lines.append(f"\nexample lines marked error: {len(examples)}; tested by a rule with a negative variant: "
+                 f"{sum(s.negative for s in examples)}; without one, for an explicit reason: {len(excused)}")
+    lines += [f"  {s.id} ({s.seed} {s.where}): {s.no_negative}" for s in excused]
     if untraced:
-        lines.append("\nstatements with no rule and no reason:")
-        lines += [f"  {s.id} ({s.seed} {s.where}): {s.text}" for s in untraced]
+        lines.append("\nstatements with no rule and no reason, or example errors no negative variant tests:")
+        lines += [f"  {s.id} ({s.seed} {s.where}): {s.text}" + (
+            " [example error: no rule with a negative variant]" if s.rules or s.untested else "") for s in untraced]
     named = {r for s in statements for r in s.rules}
     later = set(later)
     orphans = sorted(set(rule_ids) - named - later)
