@@ -141,11 +141,8 @@ class Campaign:
                 run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
                                      host_check.HOST_BUILDS[name])
                 for r, p in zip(records, programs):
-                    bad = run.wrong.get(p.name)
-                    r["host"][name] = "wrong" if bad else ("ok" if run.ok or not run.undefined else "undefined")
-                if run.undefined:
-                    for r in records:
-                        r["host"][name] = "undefined"
+                    r["host"][name] = triage.host_status(run, p)
+                    if r["host"][name] == "undefined":
                         r["undefined"] = list(run.undefined[:5])
                 if not run.ok and not run.undefined and not run.wrong:
                     for r in records:
@@ -297,13 +294,24 @@ class Campaign:
         return filed + [f for f in findings if f["kind"] not in ("wrong-code", "crash")]
 
     def _investigate_one(self, s: dict, deadline: float) -> dict | None:
-        if time.monotonic() > deadline:
+        """Investigate one suspect; its finding is appended to ``investigated.jsonl`` as soon as it is known,
+        and a harness error becomes a finding of kind ``error`` (never a lost result)."""
+        if time.monotonic() > deadline or "index" not in s:
             return None
-        if s["kind"] == "crash":
-            self.say(f"fuzz: reducing the {s['build']} crash of program {s['index']}")
-            return triage.investigate_crash(self, s, deadline)
-        self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(s['bad'])})")
-        return triage.investigate(self, s, deadline)
+        try:
+            if s["kind"] == "crash":
+                self.say(f"fuzz: reducing the {s['build']} crash of program {s['index']}")
+                found = triage.investigate_crash(self, s, deadline)
+            else:
+                self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(s['bad'])})")
+                found = triage.investigate(self, s, deadline)
+        except Exception as exc:  # noqa: BLE001 - one suspect's harness error must not lose the others
+            import traceback
+            found = dict(s, kind="error", error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()[-3000:])
+        if found is not None:
+            with self.lock, open(self.opts.out / "investigated.jsonl", "a") as fh:
+                fh.write(json.dumps(found) + "\n")
+        return found
 
 def parse_budget(text: str) -> float:
     """Return seconds for a budget such as ``90``, ``90s``, ``10m`` or ``1h``."""
@@ -321,6 +329,8 @@ def fuzz_command(args) -> int:
     from suitegen.execute.gpus import GpuPool, detect_gpu
     from suitegen.report import fuzz_page
     from suitegen.synth.policies import POLICIES
+    if args.invalid:
+        return invalid_command(args)
     if args.policy and args.policy not in POLICIES:
         raise ValueError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
     builds = tuple(b for b in args.builds.split(",") if b)
@@ -343,7 +353,10 @@ def fuzz_command(args) -> int:
         else:
             print(f"fuzz: no GPU ({gpu.reason}): programs are checked on the host against the model, "
                   "and built for compiler crashes")
-    opts = Options(seed=args.seed, budget=parse_budget(args.budget), out=out, builds=builds, policy=args.policy,
+    hosts = tuple(h for h in args.host_builds.split(",") if h)
+    if any(h not in host_check.HOST_BUILDS for h in hosts) or not hosts:
+        raise ValueError(f"--host-builds {args.host_builds!r}: known {', '.join(host_check.HOST_BUILDS)}")
+    opts = Options(seed=args.seed, host_builds=hosts, budget=parse_budget(args.budget), out=out, builds=builds, policy=args.policy,
                    per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2, gpu=runner is not None,
                    host=args.host, arch=args.arch, reduce=not args.no_reduce,
                    reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
@@ -363,3 +376,22 @@ def fuzz_command(args) -> int:
             print(f"  {'known' if f['known'] else 'NEW'} {f['stage']}: wrong under {', '.join(f['failing'])} "
                   f"(program {f['index']}, {f['lines']} lines) -> {out / 'repro' / f['bucket']}")
     return 1 if new else 0
+
+
+def invalid_command(args) -> int:
+    """``suitegen fuzz --invalid N``: violations of oracle rules injected in context, judged by the real nvcc."""
+    from suitegen.build import registry, toolchain
+    from suitegen.engine import invalid
+    nvcc = registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0])
+    out = Path(args.out or Path("reports") / "fuzz" / f"invalid-{args.seed}")
+    out.mkdir(parents=True, exist_ok=True)
+    results = invalid.campaign([args.seed], per_cell=args.invalid, nvcc=nvcc, jobs=args.jobs or None)
+    summary = invalid.summary(results)
+    (out / "invalid.md").write_text(invalid.table(results))
+    (out / "invalid.json").write_text(json.dumps(summary, indent=1, default=str))
+    passed = sum(r.outcome.verdict == "PASS" for r in results)
+    print(invalid.table(results))
+    print(f"fuzz --invalid: {len(results)} programs, {passed} rejected at the violation's line by the rule's phase; "
+          f"{len(summary['differs'])} places where nvcc's verdict in context differs from the hand-written case; "
+          f"{out / 'invalid.md'}")
+    return 1 if summary["differs"] else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from collections import Counter
 from dataclasses import replace
@@ -20,6 +21,15 @@ from suitegen.build import modules
 from suitegen.execute import host_check
 from suitegen.model import digest
 from suitegen.synth import emit, ir, populate, reduce
+
+
+def host_status(run, program: ir.Program) -> str:
+    """Return one program's status in a host run: undefined (UBSan named its lines), wrong, ok, or no-build."""
+    if program.name in run.undefined_in or "?" in run.undefined_in:
+        return "undefined"
+    if run.wrong.get(program.name):
+        return "wrong"
+    return "ok" if run.undefined or run.ok else "no-build"
 
 
 def _bad(status: str) -> bool:
@@ -75,13 +85,11 @@ class Tester:
 
     def _statuses(self, build_name: str, programs: list, expected: list) -> list[str]:
         c = self.c
-        folder = c.scratch / f"reduce-{os.getpid()}-{self.rounds}"
+        folder = Path(tempfile.mkdtemp(prefix="t", dir=c.scratch))  # investigations run side by side
         if build_name.startswith("host-"):
             run = host_check.run(emit.host_check(programs, expected), folder, build_name,
                                  host_check.HOST_BUILDS[build_name], cxx=getattr(c, "cxx", None))
-            if run.undefined:
-                return ["undefined"] * len(programs)
-            return ["wrong" if run.wrong.get(p.name) else ("ok" if run.ok else "no-build") for p in programs]
+            return [host_status(run, p) for p in programs]
         build = next(b for b in c.builds if b.name == build_name)
         built = modules.build_module(c.tc, build, emit.source(programs), folder, timeout=600,
                                      use_cache=c.opts.use_cache)
@@ -95,7 +103,7 @@ class Tester:
         expected = [reduce.expected(p) for p in progs]
         bad = self._statuses(self.bad, progs, expected)
         good = self._statuses(self.good, progs, expected) if self.good else ["ok"] * len(progs)
-        return [_bad(b) and g == "ok" for b, g in zip(bad, good)]
+        return [(b == "wrong" or b.startswith("run-")) and g == "ok" for b, g in zip(bad, good)]
 
 
 def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:
@@ -130,12 +138,12 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
         small = reduce.reduce(program, tester, log=lambda m: None)
     exp = reduce.expected(small)
     again = tester([small])[0]  # the reduced form must still differ
+    observed = _observed(campaign, bad, small, exp)
     stage = blame(failing, passing)
-    text = emit.standalone(small, exp) if not bad.startswith("host-") else \
-        emit.host_check([small], [exp], minimal=True)
+    text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
-            "reduced_still_differs": again, "size": reduce.size(small.body) + reduce.size(small.funcs),
+            "reduced_still_differs": again, "observed": observed, "size": reduce.size(small.body) + reduce.size(small.funcs),
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "reproducer": text, "shape": shape(small), "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
@@ -147,11 +155,9 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
     o = campaign.opts
     build = next(b for b in campaign.builds if b.name == suspect["build"])
     programs = [populate.generate(o.seed, suspect["index"], o.policy)]
-    counter = iter(range(10**9))
-
     def crashes(programs_: list) -> list[bool]:
         def one(p):
-            folder = campaign.scratch / f"crash-{next(counter)}"
+            folder = Path(tempfile.mkdtemp(prefix="c", dir=campaign.scratch))
             built = modules.build_module(campaign.tc, build, emit.source([p]), folder, timeout=600, use_cache=False)
             return built.crashed
         with cf.ThreadPoolExecutor(max_workers=o.jobs) as pool:
@@ -173,6 +179,23 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
             "original_size": reduce.size(culprits[0].body) + reduce.size(culprits[0].funcs),
             "lines": text.count("\n"), "reproducer": text, "toolchain": campaign.tc.version_str,
             "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}   # crashes"]}
+
+
+def _observed(campaign, build_name: str, program: ir.Program, expected: list[int]) -> list[str]:
+    """Return the first few cells where the bad build's run differs from the model, as text."""
+    if build_name.startswith("host-") or campaign.runner is None:
+        return []
+    build = next(b for b in campaign.builds if b.name == build_name)
+    built = modules.build_module(campaign.tc, build, emit.source([program]),
+                                 Path(tempfile.mkdtemp(prefix="o", dir=campaign.scratch)),
+                                 timeout=600, use_cache=campaign.opts.use_cache)
+    if not built.ok:
+        return [f"no module: {built.log[-300:]}"]
+    result, outs = campaign.runner.cells(built.module, [(f"sg_k_{program.name}", program.blocks, program.threads,
+                                                         emit.cells(program))])
+    if outs is None:
+        return [f"the run failed: {result.detail}"]
+    return [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, outs[0])) if w != g][:6]
 
 
 def _commands(campaign, bad: str, good: str | None) -> list[str]:

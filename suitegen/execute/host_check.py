@@ -31,6 +31,7 @@ class HostRun:
     wrong: dict  # program name -> [(thread, output, expected, got)]
     undefined: tuple  # UBSan messages (file:line: message)
     log: str
+    undefined_in: frozenset = frozenset()  # the programs whose lines UBSan named ("?" outside any)
 
 
 def compiler() -> str | None:
@@ -55,5 +56,21 @@ def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str |
     for m in WRONG.finditer(ran.output):
         wrong.setdefault(m.group(1), []).append(tuple(int(x) for x in m.group(2, 3, 4, 5)))
     undefined = tuple(f"{Path(m.group(1)).name}:{m.group(2)}: {m.group(3)}" for m in UBSAN.finditer(ran.output))
+    owners = _owners(source)
+    blamed = {owners.get(int(m.group(2)), "?") for m in UBSAN.finditer(ran.output)}
     finished = ran.returncode in (0, 1) and not undefined
-    return HostRun(name=name, argv=argv, ok=finished, wrong=wrong, undefined=undefined, log=ran.output[-4000:])
+    return HostRun(name=name, argv=argv, ok=finished, wrong=wrong, undefined=undefined, log=ran.output[-4000:],
+                   undefined_in=frozenset(blamed))
+
+
+def _owners(source: str) -> dict[int, str]:
+    """Return, per 1-based line, the program whose namespace (``namespace sg_<name> {``) holds it."""
+    owner, out = "?", {}
+    for n, line in enumerate(source.splitlines(), 1):
+        if line.startswith("namespace sg_"):
+            owner = line.split()[1].removeprefix("sg_")
+        elif line.startswith("}  // namespace"):
+            out[n] = owner
+            owner = "?"
+        out[n] = owner
+    return out

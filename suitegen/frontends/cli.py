@@ -75,7 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--per-file", type=int, default=32, help="programs per source file (default 32)")
     fz.add_argument("-j", "--jobs", type=int, default=0, help="parallel builds (default: CPU count)")
     fz.add_argument("--no-gpu", action="store_true", help="run nothing on a GPU even if there is one")
-    fz.add_argument("--host", action="store_true", help="also check every program on the host (g++ -O0, UBSan)")
+    fz.add_argument("--host", action="store_true", help="also check every program on the host (g++ with UBSan)")
+    fz.add_argument("--host-builds", default="host-O0", help="host builds for those checks (host-O0,host-O2)")
+    fz.add_argument("--invalid", type=int, metavar="N", help="instead: inject one violation of an oracle rule into "
+                    "N generated programs per (rule, context) and judge nvcc's answer at the violation's line")
     fz.add_argument("--max-programs", type=int, help="stop after this many programs")
     fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
     fz.add_argument("--reduce-budget", default="5m", help="time for confirming and reducing findings")

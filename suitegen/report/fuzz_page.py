@@ -25,7 +25,8 @@ def _readme(f: dict) -> str:
     return (f"{f['kind']}: {f['stage']}\nwrong under: {', '.join(f['failing'])}; right under: "
             f"{', '.join(f['passing']) or 'none'}\ntoolchain: nvcc {f['toolchain']}\n"
             f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
-            f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n\n" + "\n".join(f.get("commands", [])) + "\n")
+            f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n"
+            + "".join(f"  {o}\n" for o in f.get("observed", [])) + "\n" + "\n".join(f.get("commands", [])) + "\n")
 
 
 def _page(state: dict, findings: list[dict]) -> str:

@@ -346,7 +346,7 @@ def _table(name: str, values) -> str:
 def standalone(p: ir.Program, expected: list[int]) -> str:
     """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell."""
     n = cells(p)
-    return (source([p], minimal=True) + "#include <cstdio>\n" + _table("sg_expect", expected) +
+    return (_without_seed(source([p], minimal=True)) + "#include <cstdio>\n" + _table("sg_expect", expected) +
             f"int main() {{\n  const int n = {n};\n  unsigned long long *d, h[{n}];\n"
             "  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8);\n"
             f"  sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d);\n"
@@ -368,9 +368,54 @@ def host_check(programs, expected: list[list[int]], minimal: bool = False) -> st
         out.append("  {\n  " + _table("want", body_cells).replace("\n", "\n  "))
         out.append(f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{\n"
                    f"    sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, {p.threads}u, {p.blocks}u, t % 32u, 32}};\n"
+                   f"    for (int j = 0; j < {p.outputs}; ++j) o[j] = 0;\n"
                    f"    sg_{p.name}::body(e, o);\n"
                    f"    for (int j = 0; j < {p.outputs}; ++j) if (o[j] != want[t * {p.outputs} + j]) {{\n"
                    f"      printf(\"{p.name} thread %u output %d: expected %llu, got %llu\\n\", t, j, "
                    f"want[t * {p.outputs} + j], o[j]); ++bad; }}\n  }}\n  }}\n")
     out.append("  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad);\n  return bad ? 1 : 0;\n}\n")
     return "".join(out)
+
+
+def checked_main(programs, expected: list[list[int]]) -> str:
+    """Return a host ``main`` that runs every program's kernel once on a zeroed buffer and prints each wrong cell
+    (the file a tool such as compute-sanitizer runs: ``source(programs) + checked_main(...)``)."""
+    out = ["#include <cstdio>\nint main() {\n  int bad = 0;\n  unsigned long long *d, *h;\n"]
+    for p, exp in zip(programs, expected):
+        n = cells(p)
+        out.append("  {\n  " + _table("want", exp).replace("\n", "\n  ") +
+                   f"  cudaMalloc(&d, {n} * 8); cudaMemset(d, 0, {n} * 8); h = new unsigned long long[{n}];\n"
+                   f"  sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d);\n"
+                   f"  cudaMemcpy(h, d, {n} * 8, cudaMemcpyDeviceToHost);\n"
+                   f"  for (int i = 0; i < {n}; ++i) if (h[i] != want[i]) {{ ++bad; "
+                   f"printf(\"{p.name} cell %d: expected %llu, got %llu\\n\", i, want[i], h[i]); }}\n"
+                   "  cudaFree(d); delete[] h;\n  }\n")
+    out.append("  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad);\n  return bad ? 1 : 0;\n}\n")
+    return "".join(out)
+
+
+def _without_seed(text: str) -> str:
+    """Drop the provenance comment (a reproducer's README names the seed and program)."""
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("// seed "))
+
+
+def host_standalone(p: ir.Program, expected: list[int]) -> str:
+    """Return a short self-checking host C++ file for one program's body (a host finding's reproducer)."""
+    body = prelude([p]).replace("#define SG_HD __host__ __device__ __forceinline__\n", "").replace("SG_HD ", "")
+    body += _without_seed(namespace(p))
+    keywords = [k for k in ("__host__", "__device__", "__forceinline__", "__noinline__", "__constant__", "__managed__")
+                if k in body]
+    head = "#include <cstdio>\n#include <cstring>\n" if "memcpy" in body else "#include <cstdio>\n"
+    head += "".join(HOST_HEAD.split(f"#define {k}")[1].split("\n")[0].join((f"#define {k}", "\n")) for k in keywords)
+    body = body.replace("#include <cstring>\n", "")
+    kinds = {n.kind for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
+    vectors = host_prelude(kinds).split("__attribute__((always_inline))\n", 1)[1].removesuffix("#endif\n")
+    want = [expected[t * p.width + j] for t in range(p.lanes) for j in range(p.outputs)]
+    return (head + vectors + body + _table("want", want) +
+            f"int main() {{ unsigned long long o[{p.width}]; int bad = 0;\n"
+            f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{ sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, "
+            f"{p.threads}u, {p.blocks}u, t % 32u, 32}}; for (int j = 0; j < {p.outputs}; ++j) o[j] = 0; "
+            f"sg_{p.name}::body(e, o);\n"
+            f"    for (int j = 0; j < {p.outputs}; ++j) if (o[j] != want[t * {p.outputs} + j] && bad++ < 4) "
+            f"printf(\"thread %u output %d: expected %llu, got %llu\\n\", t, j, want[t * {p.outputs} + j], o[j]); }}\n"
+            "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n")

@@ -47,6 +47,7 @@ class Policy:
     blocks: tuple = (1, 2)
     threads: tuple = (32, 64)
     outputs: tuple = (4, 8)
+    avoid_known_crashes: bool = True  # see populate.KNOWN_CRASHES
 
 
 BASE = Policy(name="default")

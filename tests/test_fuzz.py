@@ -1,0 +1,116 @@
+"""``suitegen fuzz`` as a user runs it: seeded host-only campaigns, resume, a planted fault reduced, bad input."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from suitegen.build import modules
+from suitegen.build.toolchain import probe
+from suitegen.engine import fuzz, triage
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+HOST_ONLY = ["--builds", "", "--no-gpu", "--per-file", "8", "-j", "2", "--budget", "120s"]
+
+
+def fuzz_cli(*args, env=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "suitegen", "fuzz", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=600)
+
+
+@needs_gxx
+def test_a_seeded_host_campaign_is_deterministic_and_finds_nothing(tmp_path):
+    """CI's campaign: the same seed gives the same programs, every one agrees with the model under g++ -O0
+    with UBSan, and nothing is reported."""
+    runs = []
+    for k in range(2):
+        out = tmp_path / f"run{k}"
+        done = fuzz_cli("--seed", "ci", "--max-programs", "16", "--out", str(out), *HOST_ONLY)
+        assert done.returncode == 0, done.stdout + done.stderr
+        records = [json.loads(line) for line in (out / "programs.jsonl").read_text().splitlines()]
+        runs.append(records)
+        assert len(records) == 16
+        assert all(r["host"] == {"host-O0": "ok"} for r in records), records
+        assert json.loads((out / "findings.json").read_text()) == []
+        assert "0 findings" in done.stdout
+    assert runs[0] == runs[1]
+
+
+@needs_gxx
+def test_a_stopped_campaign_resumes_where_it_stopped(tmp_path):
+    out = tmp_path / "c"
+    assert fuzz_cli("--seed", "r", "--max-programs", "8", "--out", str(out), *HOST_ONLY).returncode == 0
+    assert fuzz_cli("--seed", "r", "--max-programs", "16", "--out", str(out), *HOST_ONLY).returncode == 0
+    state = json.loads((out / "campaign.json").read_text())
+    assert state["next_file"] == 2 and state["tally"]["generated"] == 16
+    indexes = [json.loads(line)["index"] for line in (out / "programs.jsonl").read_text().splitlines()]
+    assert indexes == list(range(16))  # the second leg started at program 8, nothing twice
+    other = fuzz_cli("--seed", "another", "--max-programs", "8", "--out", str(out), *HOST_ONLY)
+    assert other.returncode == 2 and "seed 'r'" in other.stderr
+
+
+@needs_gxx
+def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tmp_path):
+    """A host compiler that turns every ``^`` into ``|``: the campaign reports it, and the reducer shrinks
+    a program to 15 lines or fewer that the faulty compiler gets wrong and g++ gets right."""
+    wrapper = tmp_path / "g++"
+    wrapper.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *.cpp) sed -i "s/ \\^ / | /g" "$a";; esac; done\n'
+                       f'exec {shutil.which("g++")} "$@"\n')
+    wrapper.chmod(0o755)
+    out = tmp_path / "c"
+    done = fuzz_cli("--seed", "p1", "--max-programs", "8", "--out", str(out), *HOST_ONLY,
+                    env=dict(os.environ, CXX=str(wrapper)))
+    assert done.returncode == 1, done.stdout + done.stderr  # new findings
+    found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "wrong-code"]
+    assert found and all(f["failing"] == ["host-O0"] and f["reduced_still_differs"] for f in found)
+    best = min(found, key=lambda f: f["lines"])
+    assert best["lines"] <= 15, best["reproducer"]
+    repro = out / "repro" / best["bucket"] / "repro.cpp"
+    assert "^" in repro.read_text()
+    for cxx, verdict in ((shutil.which("g++"), "OK"), (str(wrapper), "WRONG")):
+        src = tmp_path / f"r-{verdict}.cpp"
+        shutil.copy(repro, src)
+        subprocess.run([cxx, "-std=c++17", "-w", str(src), "-o", str(src.with_suffix(""))], check=True)
+        ran = subprocess.run([str(src.with_suffix(""))], capture_output=True, text=True)
+        assert ran.stdout.split()[-2 if verdict == "WRONG" else -1] == verdict, ran.stdout
+    # a second campaign that meets the same bug counts it in the database instead of reporting it anew
+    again = fuzz_cli("--seed", "p1", "--max-programs", "8", "--out", str(tmp_path / "c2"), *HOST_ONLY,
+                     env=dict(os.environ, CXX=str(wrapper)))
+    assert again.returncode == 0 and "(0 new)" in again.stdout
+    db = json.loads((tmp_path / "findings.json").read_text())["findings"]
+    assert any(entry["hits"] == 2 for entry in db.values())
+
+
+def test_bad_options_are_usage_errors(tmp_path):
+    for args, words in ((["--policy", "nope"], "known policies"), (["--builds", "default,fast"], "unknown fast"),
+                        (["--budget", "soon"], "--budget")):
+        done = fuzz_cli(*args, "--out", str(tmp_path / "x"), "--no-gpu")
+        assert done.returncode == 2 and words in done.stderr, done.stderr
+
+
+@pytest.mark.nvcc
+def test_module_builds_with_the_real_nvcc_and_a_crashing_one(tmp_path, fake_nvcc):
+    """One file of generated programs builds under the default config with the real nvcc (cached the second
+    time); a compiler that dies of a signal is told apart from one that rejects."""
+    from suitegen.synth import emit, populate
+    tc = probe(shutil.which("nvcc"))
+    source = emit.source([populate.generate("mod", i) for i in range(3)])
+    built = modules.build_module(tc, fuzz.BUILDS["default"], source, tmp_path / "a")
+    assert built.ok and built.module.read_bytes()[:4] == b"\x7fELF", built.log
+    again = modules.build_module(tc, fuzz.BUILDS["default"], source, tmp_path / "b")
+    assert again.ok and again.cached
+    crashing = fake_nvcc('kill -SEGV $$', probe=False)
+    fake = tc.__class__(**{**{f: getattr(tc, f) for f in tc.__dataclass_fields__}, "nvcc": str(crashing)})
+    died = modules.build_module(fake, fuzz.BUILDS["default"], source, tmp_path / "c", use_cache=False)
+    assert not died.ok and died.crashed
+
+
+def test_stages_are_blamed_from_the_configs():
+    assert triage.blame({"default"}, {"ptxas-O0", "cicc-O0"}) == "ptxas optimiser"
+    assert triage.blame({"default", "ptxas-O0"}, {"cicc-O0"}) == "NVVM optimiser"
+    assert triage.blame({"cicc-O0"}, {"default", "ptxas-O0"}) == "ptxas on unoptimised PTX"
+    assert triage.blame({"default", "ptxas-O0", "cicc-O0"}, set()).startswith("front end")
+    assert triage.blame({"default", "host-O0"}, set()).startswith("model")
