@@ -1,0 +1,70 @@
+"""Which nvcc releases show a wrong-code finding: build its kernel with every release here, run it there.
+
+    python benchmarks/release_range.py build OUT REPRO.cu...   # CPU machine: every registered nvcc release
+    python benchmarks/release_range.py run OUT                 # GPU machine (no package index): runs them all
+
+``build`` compiles each reproducer's kernel to a cubin under the default flags and ``-Xptxas -O0`` with every
+toolchain ``suitegen toolchain list`` knows (install releases with ``suitegen toolchain add``), and writes a
+manifest with the launch and the expected cells (the reproducer's own ``sg_expect``). ``run`` loads every cubin
+through cupy, runs the kernel and prints, per reproducer, which releases give the right cells.
+"""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+FLAGS = ("-std=c++17", "-w", "-fmad=false", "-arch=sm_90")
+
+
+def build(out: Path, repros: list[str]) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from suitegen.build import registry
+    from suitegen.build.toolchain import discover, probe
+    tcs = {"13.0.88": discover()[0]}
+    for name, entry in registry.load_registry().items():
+        if name.startswith("nvcc-"):
+            tcs[name.removeprefix("nvcc-")] = entry["nvcc"]
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    for repro in repros:
+        text = Path(repro).read_text()
+        kernel = re.search(r'extern "C" __global__ void (\w+)\(', text).group(1)
+        blocks, threads = map(int, re.search(rf"{kernel}<<<(\d+), (\d+)>>>", text).groups())
+        expect = [int(x) for x in re.findall(r"(\d+)ull", text.split("sg_expect[", 1)[1].split("};", 1)[0])]
+        entry = {"repro": Path(repro).name, "kernel": kernel, "blocks": blocks, "threads": threads,
+                 "expect": expect, "cubins": {}}
+        for version, nvcc in sorted(tcs.items(), key=lambda kv: tuple(map(int, kv[0].split(".")))):
+            assert probe(nvcc).version_str == version
+            for label, extra in (("default", ()), ("ptxas-O0", ("-Xptxas", "-O0"))):
+                cubin = out / f"{Path(repro).stem}-{version}-{label}.cubin"
+                done = subprocess.run([nvcc, *FLAGS, *extra, "-cubin", repro, "-o", str(cubin)],
+                                      capture_output=True, text=True)
+                entry["cubins"][f"{version} {label}"] = cubin.name if done.returncode == 0 else None
+        manifest.append(entry)
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+def run(out: Path) -> None:
+    import cupy
+    for entry in json.loads((out / "manifest.json").read_text()):
+        print(entry["repro"])
+        for key, name in entry["cubins"].items():
+            if name is None:
+                print(f"  {key}: no cubin")
+                continue
+            mod = cupy.cuda.function.Module()
+            mod.load_file(str(out / name))
+            buf = cupy.zeros(len(entry["expect"]), dtype="uint64")
+            mod.get_function(entry["kernel"])((entry["blocks"],), (entry["threads"],), (buf,))
+            got = [int(v) for v in buf.get().tolist()]
+            bad = [(i, w, g) for i, (w, g) in enumerate(zip(entry["expect"], got)) if w != g]
+            print(f"  {key}: " + ("OK" if not bad else f"WRONG in {len(bad)} cells, first: cell {bad[0][0]} "
+                                  f"expected {bad[0][1]} got {bad[0][2]}"))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "build":
+        build(Path(sys.argv[2]), sys.argv[3:])
+    else:
+        run(Path(sys.argv[2]))
