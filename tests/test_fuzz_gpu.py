@@ -33,6 +33,7 @@ def test_every_program_runs_under_every_build(tmp_path):
 def test_a_planted_nvcc_fault_is_confirmed_and_reduced(tmp_path):
     """nvcc behind a wrapper that turns every ``*`` into ``+``: programs go wrong under every build, and the
     reducer keeps a multiplication in a short standalone program."""
+    (tmp_path / "w").mkdir()
     nvcc = real_nvcc_behind(tmp_path / "w", MULTIPLY_TO_ADD)
     out = tmp_path / "c"
     done = fuzz_cli("--seed", "planted", "--policy", "wide", "--max-programs", "16", "--nvcc", str(nvcc),
