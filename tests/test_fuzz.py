@@ -114,3 +114,21 @@ def test_stages_are_blamed_from_the_configs():
     assert triage.blame({"cicc-O0"}, {"default", "ptxas-O0"}) == "ptxas on unoptimised PTX"
     assert triage.blame({"default", "ptxas-O0", "cicc-O0"}, set()).startswith("front end")
     assert triage.blame({"default", "host-O0"}, set()).startswith("model")
+
+
+@pytest.mark.nvcc
+def test_a_compiler_crash_is_isolated_and_reduced(tmp_path, fake_nvcc):
+    """An nvcc that dies of a signal on any source holding a funnel shift: the campaign splits the file until
+    the crashing program is alone, reduces it, and the reproducer still crashes the fake, in a few lines."""
+    real = shutil.which("nvcc")
+    nvcc = fake_nvcc(f'if grep -q "sg_funnel_l(" "${{@: -3:1}}"; then kill -SEGV $$; fi\nexec {real} "$@"\n',
+                     probe=False)
+    out = tmp_path / "c"
+    done = fuzz_cli("--seed", "crash", "--policy", "bitwise", "--max-programs", "8", "--builds", "default",
+                    "--nvcc", str(nvcc), "--no-gpu", "--per-file", "8", "-j", "2", "--reduce-budget", "240s",
+                    "--out", str(out))
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "crash"]
+    assert found and found[0]["reduced_still_differs"], done.stdout
+    text = found[0]["reproducer"]
+    assert "sg_funnel_l(" in text and text.count("\n") <= 12, text

@@ -171,3 +171,15 @@ def test_reduction_keeps_what_the_test_asks_for_and_never_adds_undefined_behavio
     assert has_mul(small)
     assert all(reduce.expected(c) is not None for c in seen)
     assert reduce.size(small.body) + reduce.size(small.funcs) <= 12 < reduce.size(p.body)
+
+
+def test_line_reduction_keeps_only_what_the_test_needs():
+    from suitegen.synth import textual
+    text = "".join(f"line {i}\n" for i in range(40))
+    calls = []
+
+    def interesting(t):
+        calls.append(t)
+        return "line 7\n" in t and "line 31\n" in t
+    assert textual.ddmin(text, interesting) == "line 7\nline 31\n"
+    assert all(c.endswith("\n") for c in calls)

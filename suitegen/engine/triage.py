@@ -20,7 +20,7 @@ from pathlib import Path
 from suitegen.build import modules
 from suitegen.execute import host_check
 from suitegen.model import digest
-from suitegen.synth import emit, ir, populate, reduce
+from suitegen.synth import emit, ir, populate, reduce, textual
 
 
 def host_status(run, program: ir.Program) -> str:
@@ -158,12 +158,13 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
     def crashes(programs_: list) -> list[bool]:
         def one(p):
             folder = Path(tempfile.mkdtemp(prefix="c", dir=campaign.scratch))
-            built = modules.build_module(campaign.tc, build, emit.source([p]), folder, timeout=600, use_cache=False)
+            built = modules.build_module(campaign.tc, build, emit.source([p], minimal=True), folder, timeout=600,
+                                         use_cache=False)
             return built.crashed
         with cf.ThreadPoolExecutor(max_workers=o.jobs) as pool:
             return list(pool.map(one, programs_))
 
-    culprits = [p for p, bad in zip(programs, crashes(programs)) if bad]
+    culprits = [p for p, bad in zip(programs, crashes(programs)) if bad]  # alone, with only the helpers it uses
     if not culprits:
         return dict(suspect, kind="crash", stage=f"{build.name} (only with the whole file)", failing=[build.name],
                     passing=[], reproducer=None)
@@ -171,6 +172,15 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
     if o.reduce and time.monotonic() < deadline:
         small = reduce.reduce(small, crashes, batch=max(2, o.jobs))
     text = emit.source([small], minimal=True)
+    if o.reduce and time.monotonic() < deadline:  # then line by line: a crash needs no model of the program
+
+        def still_crashes(candidate: str) -> bool:
+            folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
+            return time.monotonic() < deadline and modules.build_module(
+                campaign.tc, build, candidate, folder, timeout=600, use_cache=False).crashed
+        text = textual.ddmin(text, still_crashes)
+    final = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="f", dir=campaign.scratch)),
+                                 timeout=600, use_cache=False)
     flags = " ".join((*modules.BASE_FLAGS, f"-arch={build.arch}", *build.flags))
     return {"kind": "crash", "index": int(small.name[1:]), "seed": o.seed, "policy": small.policy,
             "build": build.name, "failing": [build.name], "passing": [], "stage": f"compiler crash ({build.name})",
@@ -178,6 +188,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
             "size": reduce.size(small.body) + reduce.size(small.funcs),
             "original_size": reduce.size(culprits[0].body) + reduce.size(culprits[0].funcs),
             "lines": text.count("\n"), "reproducer": text, "toolchain": campaign.tc.version_str,
+            "reduced_still_differs": final.crashed,
             "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}   # crashes"]}
 
 
