@@ -11,6 +11,7 @@ import pytest
 from suitegen.build import modules
 from suitegen.build.toolchain import probe
 from suitegen.engine import fuzz, triage
+from test_nvrtc import nvrtc_lib  # noqa: F401 (the real NVRTC library, installed once)
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 HOST_ONLY = ["--builds", "", "--no-gpu", "--per-file", "8", "-j", "2", "--budget", "120s"]
@@ -132,3 +133,15 @@ def test_a_compiler_crash_is_isolated_and_reduced(tmp_path, fake_nvcc):
     assert found and found[0]["reduced_still_differs"], done.stdout
     text = found[0]["reproducer"]
     assert "sg_funnel_l(" in text and text.count("\n") <= 12, text
+
+
+def test_nvrtc_builds_generated_programs_and_refuses_builds_it_cannot_make(tmp_path, nvrtc_lib):
+    """Compile-only crash hunting with NVRTC: every file builds; a build NVRTC has no option for is a usage error."""
+    out = tmp_path / "c"
+    done = fuzz_cli("--nvcc", nvrtc_lib, "--builds", "default,ptxas-O0,debug", "--seed", "nvrtc", "--max-programs",
+                    "8", "--per-file", "8", "-j", "2", "--no-gpu", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    state = json.loads((out / "campaign.json").read_text())
+    assert state["tally"]["built"] == 8 and state["tally"]["build_failures"] == 0
+    refused = fuzz_cli("--nvcc", nvrtc_lib, "--builds", "cicc-O0", "--no-gpu", "--out", str(tmp_path / "d"))
+    assert refused.returncode == 2 and "NVRTC has no option for -Xcicc -O0" in refused.stderr

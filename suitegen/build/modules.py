@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import artifacts, cache
+from suitegen.build import artifacts, cache, nvrtc
 from suitegen.model import FROZEN, Toolchain
 
 BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
@@ -27,9 +27,17 @@ class DeviceBuild:
     arch: str = "sm_90"
 
     def argv(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
-        """Return the nvcc command that builds ``source`` into ``out``."""
-        arch = f"-arch={self.arch}" if self.output == "cubin" else f"-arch=compute_{self.arch.split('_')[1]}"
-        return [toolchain.nvcc, *BASE_FLAGS, arch, *self.flags, f"-{self.output}", source, "-o", out]
+        """Return the nvcc (or NVRTC) command that builds ``source`` into ``out``; raises ValueError for a
+        build NVRTC has no option for."""
+        target = self.arch if self.output == "cubin" else f"compute_{self.arch.split('_')[1]}"
+        if toolchain.kind == "nvrtc":
+            flags = ["-Xptxas=-O0" if f == "-O0" and p == "-Xptxas" else f
+                     for p, f in zip(("", *self.flags), self.flags) if f != "-Xptxas"]
+            missing = [f for f in (*BASE_FLAGS[1:], *flags) if f not in nvrtc.OPTIONS]
+            if missing:
+                raise ValueError(f"build {self.name}: NVRTC has no option for {' '.join(missing)}")
+            return nvrtc.command(toolchain.nvcc, "c++17", target, (*BASE_FLAGS[1:], *flags), source, out)
+        return [toolchain.nvcc, *BASE_FLAGS, f"-arch={target}", *self.flags, f"-{self.output}", source, "-o", out]
 
 
 @dataclass(**FROZEN)

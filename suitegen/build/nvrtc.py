@@ -24,7 +24,8 @@ LIBRARY = re.compile(r"libnvrtc\.so(\.\d+)*$")
 # nvcc flags of a config or case -> the NVRTC option that means the same. NVRTC 13.0 refuses
 # --extended-lambda, --expt-relaxed-constexpr, the -W options and --no-host-device-initializer-list
 # (NVRTC_ERROR_INVALID_OPTION), so cases needing them are out of its scope.
-OPTIONS = {"-rdc=true": "-rdc=true", "-fmad=false": "-fmad=false"}
+OPTIONS = {"-rdc=true": "-rdc=true", "-fmad=false": "-fmad=false", "-G": "-G", "-w": "-w",
+           "-Xptxas=-O0": "-Xptxas=-O0", "-maxrregcount=24": "-maxrregcount=24"}
 UNRUN_PHASES = ("host-compiler", "host-preprocess", "link", "device-link")  # no NVRTC counterpart
 LIBRARY_FAILED = 2  # the exit status when the library did not load or refused an option
 # NVRTC's error for host code: an unannotated or __host__ function, a namespace-scope or static member

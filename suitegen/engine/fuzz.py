@@ -50,7 +50,6 @@ class Options:
     policy: str | None = None  # None: each program draws a policy
     per_file: int = 32
     jobs: int = os.cpu_count() or 2
-    gpu: bool = True
     host: bool = False  # also check every body on the host (always on without a GPU)
     host_builds: tuple[str, ...] = ("host-O0",)
     arch: str = "sm_90"
@@ -338,6 +337,8 @@ def fuzz_command(args) -> int:
     if unknown:
         raise ValueError(f"--builds: unknown {', '.join(unknown)} (known: {', '.join(BUILDS)})")
     tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
+    for b in builds:  # NVRTC has no option for some builds: say so before the campaign starts
+        BUILDS[b].argv(tc, "fuzz.cu", "fuzz.out")
     out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
     runner = None
     if not args.no_gpu:
@@ -357,7 +358,7 @@ def fuzz_command(args) -> int:
     if any(h not in host_check.HOST_BUILDS for h in hosts) or not hosts:
         raise ValueError(f"--host-builds {args.host_builds!r}: known {', '.join(host_check.HOST_BUILDS)}")
     opts = Options(seed=args.seed, host_builds=hosts, budget=parse_budget(args.budget), out=out, builds=builds, policy=args.policy,
-                   per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2, gpu=runner is not None,
+                   per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2,
                    host=args.host, arch=args.arch, reduce=not args.no_reduce,
                    reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
     campaign = Campaign(tc, opts, runner)

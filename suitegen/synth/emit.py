@@ -55,7 +55,9 @@ PRELUDE = r"""
     for k, (c, n) in VECTORS.items()) + "#endif\n"
 
 PRELUDE = r"""
+#ifndef __CUDACC_RTC__
 #include <cstring>
+#endif
 struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };
 #define SG_HD __host__ __device__ __forceinline__
 SG_HD unsigned long long sg_bits(bool x) { return x ? 1ull : 0ull; }
@@ -67,13 +69,14 @@ SG_HD unsigned long long sg_bits(int x) { return (unsigned)x; }
 SG_HD unsigned long long sg_bits(unsigned x) { return x; }
 SG_HD unsigned long long sg_bits(long long x) { return (unsigned long long)x; }
 SG_HD unsigned long long sg_bits(unsigned long long x) { return x; }
-SG_HD unsigned long long sg_bits(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
-SG_HD unsigned long long sg_bits(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
 #ifdef __CUDA_ARCH__
 #define SG_DEV(device, host) device
 #else
 #define SG_DEV(device, host) host
 #endif
+SG_HD unsigned long long sg_bits(float x) { return SG_DEV(__float_as_uint(x), [&] { unsigned u; memcpy(&u, &x, 4); return u; }()); }
+SG_HD unsigned long long sg_bits(double x) {
+  return SG_DEV((unsigned long long)__double_as_longlong(x), [&] { unsigned long long u; memcpy(&u, &x, 8); return u; }()); }
 SG_HD int sg_min_i(int a, int b) { return SG_DEV(min(a, b), a < b ? a : b); }
 SG_HD int sg_max_i(int a, int b) { return SG_DEV(max(a, b), a > b ? a : b); }
 SG_HD unsigned sg_min_u(unsigned a, unsigned b) { return SG_DEV(min(a, b), a < b ? a : b); }
@@ -134,10 +137,15 @@ def _snippets() -> tuple[list[str], dict[str, str]]:
     return head, parts
 
 
+CSTRING = "#ifndef __CUDACC_RTC__\n#include <cstring>\n#endif\n"  # NVRTC has no headers (nor needs memcpy)
+SG_DEV_MACRO = ("#ifdef __CUDA_ARCH__\n#define SG_DEV(device, host) device\n#else\n"
+                "#define SG_DEV(device, host) host\n#endif\n")
+
+
 def prelude(programs) -> str:
     """Return only the part of the prelude these programs use (a reproducer stays short)."""
     import re
-    head, parts = _snippets()
+    _, parts = _snippets()
     text = "".join(namespace(p) + kernel(p) for p in programs)
     out_types = {n.value.type.name for p in programs for _, n in _walk(p.body) if isinstance(n, ir.Out)}
     used = {f"sg_bits:{t}" for t in out_types}
@@ -149,10 +157,10 @@ def prelude(programs) -> str:
         used |= more
         names |= set(re.findall(r"\b(sg_[a-z0-9_]+)\(", "".join(parts[n] for n in more)))
     body = "".join(parts[n] for n in parts if n in used)
-    keep = [h for h in head if not (h.startswith("#include") and "memcpy" not in body)]
-    if "SG_DEV" not in body:
-        keep = [h for h in keep if "SG_DEV" not in h and h not in ("#ifdef __CUDA_ARCH__", "#else", "#endif")]
-    return "\n".join(keep) + "\n" + body
+    head = (CSTRING if "memcpy" in body else "") + "struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };\n"
+    if body:
+        head += "#define SG_HD __host__ __device__ __forceinline__\n" + (SG_DEV_MACRO if "SG_DEV" in body else "")
+    return head + body
 
 
 def _walk(node):
@@ -402,7 +410,7 @@ def _without_seed(text: str) -> str:
 def host_standalone(p: ir.Program, expected: list[int]) -> str:
     """Return a short self-checking host C++ file for one program's body (a host finding's reproducer)."""
     body = prelude([p]).replace("#define SG_HD __host__ __device__ __forceinline__\n", "").replace("SG_HD ", "")
-    body += _without_seed(namespace(p))
+    body = body.replace(CSTRING, "") + _without_seed(namespace(p))
     keywords = [k for k in ("__host__", "__device__", "__forceinline__", "__noinline__", "__constant__", "__managed__")
                 if k in body]
     head = "#include <cstdio>\n#include <cstring>\n" if "memcpy" in body else "#include <cstdio>\n"
