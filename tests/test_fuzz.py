@@ -145,3 +145,27 @@ def test_nvrtc_builds_generated_programs_and_refuses_builds_it_cannot_make(tmp_p
     assert state["tally"]["built"] == 8 and state["tally"]["build_failures"] == 0
     refused = fuzz_cli("--nvcc", nvrtc_lib, "--builds", "cicc-O0", "--no-gpu", "--out", str(tmp_path / "d"))
     assert refused.returncode == 2 and "NVRTC has no option for -Xcicc -O0" in refused.stderr
+
+
+@pytest.mark.nvcc
+def test_a_crash_finding_is_bisected_over_releases(tmp_path, fake_nvcc):
+    """engine.bisect's run callback over two 'releases': one compiler crashes on the reproducer, the next one
+    builds it; the boundary between them is reported."""
+    from suitegen.engine import bisect
+    crashing = fake_nvcc("kill -SEGV $$", probe=False)
+    fixed = fake_nvcc(f'exec {shutil.which("nvcc")} "$@"', probe=False)
+    finding = {"kind": "crash", "bucket": "b1", "build": "cicc-O0", "failing": ["cicc-O0"],
+               "reproducer": '__device__ int f(int x) { return x + 1; }\n'
+                             'extern "C" __global__ void k(int *o) { o[0] = f(o[1]); }\n'}
+    tc = probe(shutil.which("nvcc"))
+    campaign = fuzz.Campaign(tc, fuzz.Options(seed="s", budget=0, out=tmp_path), None)
+    names = {"13.0.1": str(crashing), "13.0.2": str(fixed)}
+
+    def run(name, folder):
+        folder.mkdir(parents=True, exist_ok=True)
+        return triage.release_records(campaign, probe(name), [finding], folder)
+    versions, changes, judged = bisect.bisect("13.0.1", "13.0.2", run, tmp_path / "r",
+                                              add=lambda v: {"name": names[v]}, listing=lambda lo, hi: list(names))
+    assert judged == 1 and len(changes) == 1
+    assert (changes[0].before, changes[0].after) == ("13.0.1", "13.0.2")
+    assert changes[0].old["verdict"] == "FAIL" and changes[0].new["verdict"] == "PASS"

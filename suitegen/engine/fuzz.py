@@ -330,6 +330,8 @@ def fuzz_command(args) -> int:
     from suitegen.synth.policies import POLICIES
     if args.invalid:
         return invalid_command(args)
+    if args.releases:
+        return releases_command(args)
     if args.policy and args.policy not in POLICIES:
         raise ValueError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
     builds = tuple(b for b in args.builds.split(",") if b)
@@ -396,3 +398,41 @@ def invalid_command(args) -> int:
           f"{len(summary['differs'])} places where nvcc's verdict in context differs from the hand-written case; "
           f"{out / 'invalid.md'}")
     return 1 if summary["differs"] else 0
+
+
+def releases_command(args) -> int:
+    """``suitegen fuzz --releases LOW..HIGH``: where each finding of a campaign appears and disappears, over
+    every nvcc release in the range (installed as ``toolchain add`` does), through ``engine.bisect``."""
+    from suitegen.build import registry, toolchain
+    from suitegen.engine import bisect
+    from suitegen.execute.gpus import GpuPool, detect_gpu
+    low, _, high = args.releases.partition("..")
+    out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
+    try:
+        findings = [f for f in json.loads((out / "findings.json").read_text())
+                    if f["kind"] in ("wrong-code", "crash") and f.get("reproducer")]
+    except (OSError, ValueError):
+        raise ValueError(f"--releases: {out / 'findings.json'} is missing: run the campaign first") from None
+    runner, gpu = None, detect_gpu()
+    if gpu.available and not args.no_gpu:
+        from suitegen.execute.fatbin import FatbinRunner
+        runner = FatbinRunner(GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices), 120.0)
+    elif any(f["kind"] == "wrong-code" for f in findings):
+        print("fuzz --releases: no GPU here: wrong-code findings are not checked (crashes are); "
+              "benchmarks/release_range.py builds them here and runs them on a GPU machine")
+    tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
+    campaign = Campaign(tc, Options(seed=args.seed, budget=0, out=out, arch=args.arch), runner)
+
+    def run(name: str, folder: Path) -> list[dict]:
+        folder.mkdir(parents=True, exist_ok=True)
+        return triage.release_records(campaign, toolchain.probe(registry.resolve(name)), findings, folder)
+    try:
+        versions, changes, judged = bisect.bisect(low, high or low, run, out / "releases")
+    finally:
+        if runner is not None:
+            runner.close()
+    text = [f"{judged} findings over {len(versions)} releases ({', '.join(versions)}):"]
+    text += [c.describe() for c in changes] or ["no finding changed between these releases"]
+    (out / "releases.md").write_text("\n".join(text) + "\n")
+    print("\n".join(text))
+    return 0

@@ -248,3 +248,43 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str) -> list[di
     tmp.write_text(json.dumps(db, indent=1))
     os.replace(tmp, db_path)
     return out
+
+
+def parse_reproducer(text: str) -> dict:
+    """Return what a GPU reproducer launches and expects: kernel, blocks, threads and the expected cells."""
+    import re
+    kernel = re.search(r'extern "C" __global__ void (\w+)\(', text).group(1)
+    launch = re.search(rf"{kernel}<<<(\d+), (\d+)>>>", text)
+    table = text.split("sg_expect[", 1)[1].split("};", 1)[0] if "sg_expect[" in text else ""
+    return {"kernel": kernel, "blocks": int(launch.group(1)) if launch else 1,
+            "threads": int(launch.group(2)) if launch else 1,
+            "expect": [int(x) for x in re.findall(r"(\d+)ull", table)]}
+
+
+def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
+    """Return one record per finding for one release (the run callback of ``engine.bisect``): a crash is
+    built again; a wrong result is built and run on the GPU (without one it is not checked)."""
+    from dataclasses import replace as _replace
+    records = []
+    for f in findings:
+        build = next(b for b in campaign.builds if b.name == (f.get("build") or f.get("bad")))
+        where = Path(tempfile.mkdtemp(prefix="r", dir=folder))
+        if f["kind"] == "wrong-code" and campaign.runner is None:
+            continue
+        source = f["reproducer"]
+        if f["kind"] == "wrong-code":  # the kernel only: the reproducer's main is host code
+            source = source.split("#include <cstdio>\nstatic const unsigned long long sg_expect", 1)[0]
+        built = modules.build_module(toolchain, build, source, where, timeout=600, use_cache=False)
+        verdict, run = ("FAIL" if built.crashed else "PASS"), None
+        if f["kind"] == "wrong-code" and built.ok:
+            want = parse_reproducer(f["reproducer"])
+            result, outs = campaign.runner.cells(built.module, [(want["kernel"], want["blocks"], want["threads"],
+                                                                 len(want["expect"]))])
+            run = result.status.value
+            verdict = "PASS" if outs is not None and outs[0] == want["expect"] else "FAIL"
+        records.append({"case_id": f"fuzz/{f['bucket']}", "verdict": verdict,
+                        "config": {"std": "c++17", "arch": build.arch, "flags": list(build.flags)},
+                        "observed": {"outcome": "crashed" if built.crashed else "accepted" if built.ok else "rejected",
+                                     "phase": None, "diagnostics": []},
+                        "execution": {"status": run} if run else {}})
+    return records

@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--max-programs", type=int, help="stop after this many programs")
     fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
     fz.add_argument("--reduce-budget", default="5m", help="time for confirming and reducing findings")
+    fz.add_argument("--releases", metavar="LOW..HIGH", help="instead: where each finding of the campaign appears and "
+                    "disappears over every nvcc release in the range (installed like toolchain add)")
     fz.add_argument("--out", metavar="DIR", help="campaign folder (default reports/fuzz/seed-SEED); "
                     "a campaign there with the same seed is resumed")
 
