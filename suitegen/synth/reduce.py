@@ -189,7 +189,7 @@ def expected(program: ir.Program) -> list[int] | None:
 
 
 def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[bool]], batch: int = 24,
-           rounds: int = 200, log: Callable[[str], None] = lambda _: None) -> ir.Program:
+           rounds: int = 1000, log: Callable[[str], None] = lambda _: None) -> ir.Program:
     """Return the smallest program found that ``still_bad`` accepts, starting from ``program``."""
     current = _tidy(program)
     for r in range(rounds):
