@@ -355,13 +355,12 @@ def standalone(p: ir.Program, expected: list[int]) -> str:
     """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell."""
     n = cells(p)
     return (_without_seed(source([p], minimal=True)) + "#include <cstdio>\n" + _table("sg_expect", expected) +
-            f"int main() {{\n  const int n = {n};\n  unsigned long long *d, h[{n}];\n"
-            "  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8);\n"
-            f"  sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d);\n"
-            "  cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n  int bad = 0;\n"
-            "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4)\n"
-            "    printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n"
-            "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad);\n  return bad ? 1 : 0;\n}\n")
+            f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
+            f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
+            "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
+            "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) "
+            "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n"
+            "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n")
 
 
 def host_check(programs, expected: list[list[int]], minimal: bool = False) -> str:
