@@ -38,23 +38,6 @@ def host_prelude(kinds=None) -> str:
 HOST_PRELUDE = host_prelude()
 
 PRELUDE = r"""
-#ifndef __CUDACC__
-#include <cstdio>
-#define __host__
-#define __device__
-#define __global__
-#define __constant__
-#define __managed__
-#define __shared__
-#define __noinline__ __attribute__((noinline))
-#define __forceinline__ inline __attribute__((always_inline))
-""" + "".join(
-    f"struct {k} {{ {c.name} {', '.join('xyzw'[:n])}; }};\n"
-    f"static inline {k} make_{k}({', '.join(f'{c.name} {a}' for a in 'xyzw'[:n])}) "
-    f"{{ {k} v = {{{', '.join('xyzw'[:n])}}}; return v; }}\n"
-    for k, (c, n) in VECTORS.items()) + "#endif\n"
-
-PRELUDE = r"""
 #ifndef __CUDACC_RTC__
 #include <cstring>
 #endif

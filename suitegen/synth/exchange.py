@@ -30,16 +30,12 @@ TAGS = {
 }
 
 
-def _value(t: CType, bits: int) -> int:
-    return wrap(t, bits)
-
-
 def run_comms(program: ir.Program, outputs: list[list[int]]) -> None:
     """Apply the program's exchange blocks to the threads' outputs, in order."""
     n = program.threads
     for c in program.comms:
         t = c.type
-        xs = [_value(t, row[c.src]) for row in outputs]
+        xs = [wrap(t, row[c.src]) for row in outputs]
         res = [0] * len(xs)
         for lane, x in enumerate(xs):
             block, tx, warp_base = lane // n, lane % n, lane - lane % 32
@@ -55,8 +51,8 @@ def run_comms(program: ir.Program, outputs: list[list[int]]) -> None:
                         acc = ATOMIC_OPS[op](acc, wrap(t, other + k * step), t)
                 res[lane] = acc
             elif c.kind == "section":
-                ticket, mul, add = c.params
-                res[lane] = wrap(t, block * mul + add)
+                ticket, mul, add = c.params  # no thread draws a ticket past the block: the cell keeps its 0
+                res[lane] = wrap(t, block * mul + add) if ticket < n else 0
             elif c.kind == "shfl":
                 mode, a, b = c.params
                 ln = lane % 32
@@ -133,8 +129,8 @@ def code(c: ir.Comm, k: int) -> str:
     if c.kind == "vote":
         mode, mask = c.params
         pred = f"(({x} & {mask}ull) != 0)"
-        call = {"ballot": f"__ballot_sync({FULL}, {pred})", "any": f"(unsigned)__any_sync({FULL}, {pred})",
-                "all": f"(unsigned)__all_sync({FULL}, {pred})"}[mode]
+        call = {"ballot": f"__ballot_sync({FULL}, {pred})", "any": f"(unsigned)(__any_sync({FULL}, {pred}) != 0)",
+                "all": f"(unsigned)(__all_sync({FULL}, {pred}) != 0)"}[mode]  # documented as non-zero, not 1
         return f"o[{c.out}] = {call};"
     if c.kind == "reduce":
         (op,) = c.params

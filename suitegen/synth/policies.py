@@ -81,8 +81,3 @@ def pick(rng, weighted):
     """Return one choice from ((item, weight), ...)."""
     items = [i for i, _ in weighted]
     return rng.choices(items, weights=[w for _, w in weighted])[0]
-
-
-def mixed(rng) -> Policy:
-    """Return the policy a default campaign uses for its next program: each named policy in turn by chance."""
-    return POLICIES[rng.choice(sorted(POLICIES))]

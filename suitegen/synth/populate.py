@@ -301,7 +301,8 @@ class Generator:
         return node
 
     def recursive(self, scope: Scope, space: str):
-        """``f(d, x) = d <= 0 ? x : f(d - 1, x op k)``, called with a known depth; unsigned, so never undefined."""
+        """``f(d, x) = d <= 0 ? x : f(d - 1, x op k)``, called with a known depth (the model checks every step:
+        an ``unsigned short`` product promotes to int and can overflow)."""
         r = self.rng
         t = r.choice((s.U32, s.U64, s.U16))
         d, x = ir.Var(name=self.name("p"), type=s.I32), ir.Var(name=self.name("p"), type=t)
