@@ -9,18 +9,18 @@ manifest with the launch and the expected cells (the reproducer's own ``sg_expec
 through cupy, runs the kernel and prints, per reproducer, which releases give the right cells.
 """
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-FLAGS = ("-std=c++17", "-w", "-fmad=false", "-arch=sm_90")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def build(out: Path, repros: list[str]) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from suitegen.build import registry
+    from suitegen.build.modules import BASE_FLAGS
     from suitegen.build.toolchain import discover, probe
+    from suitegen.engine.triage import parse_reproducer
     tcs = {"13.0.88": discover()[0]}
     for name, entry in registry.load_registry().items():
         if name.startswith("nvcc-"):
@@ -28,18 +28,13 @@ def build(out: Path, repros: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     manifest = []
     for repro in repros:
-        text = Path(repro).read_text()
-        kernel = re.search(r'extern "C" __global__ void (\w+)\(', text).group(1)
-        blocks, threads = map(int, re.search(rf"{kernel}<<<(\d+), (\d+)>>>", text).groups())
-        expect = [int(x) for x in re.findall(r"(\d+)ull", text.split("sg_expect[", 1)[1].split("};", 1)[0])]
-        entry = {"repro": Path(repro).name, "kernel": kernel, "blocks": blocks, "threads": threads,
-                 "expect": expect, "cubins": {}}
+        entry = {"repro": Path(repro).name, **parse_reproducer(Path(repro).read_text()), "cubins": {}}
         for version, nvcc in sorted(tcs.items(), key=lambda kv: tuple(map(int, kv[0].split(".")))):
             assert probe(nvcc).version_str == version
             for label, extra in (("default", ()), ("ptxas-O0", ("-Xptxas", "-O0"))):
                 cubin = out / f"{Path(repro).stem}-{version}-{label}.cubin"
-                done = subprocess.run([nvcc, *FLAGS, *extra, "-cubin", repro, "-o", str(cubin)],
-                                      capture_output=True, text=True)
+                argv = [nvcc, *BASE_FLAGS, "-arch=sm_90", *extra, "-cubin", repro, "-o", str(cubin)]
+                done = subprocess.run(argv, capture_output=True, text=True)
                 entry["cubins"][f"{version} {label}"] = cubin.name if done.returncode == 0 else None
         manifest.append(entry)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1))

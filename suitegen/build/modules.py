@@ -58,7 +58,8 @@ class Built:
 
 
 def _blob(k: str, suffix: str) -> Path:
-    return cache.cache_root() / "builds" / k[:2] / f"{k}.{suffix}"
+    """Return where the cache keeps a generated module: beside its key's entry, as it keeps a case's image."""
+    return cache._path(k).with_suffix(f".{suffix}")
 
 
 def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: Path, stem: str = "fuzz",
