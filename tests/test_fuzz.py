@@ -169,3 +169,58 @@ def test_a_crash_finding_is_bisected_over_releases(tmp_path, fake_nvcc):
     assert judged == 1 and len(changes) == 1
     assert (changes[0].before, changes[0].after) == ("13.0.1", "13.0.2")
     assert changes[0].old["verdict"] == "FAIL" and changes[0].new["verdict"] == "PASS"
+
+
+class HostTextTester(triage.TextTester):
+    """A TextTester whose two 'device' builds are host builds: g++ for the good one, a faulty g++ for the bad
+    one (the textual pass is the same; only where the cells come from differs)."""
+
+    def __init__(self, faulty, *args):
+        super().__init__(*args)
+        self.faulty = faulty
+
+    def _gpu(self, build_name, text):
+        import tempfile
+        from suitegen.execute import host_check
+        from suitegen.synth import emit
+        p = self.p
+        cxx = self.faulty if build_name == "bad" else shutil.which("g++")
+        body = host_check.values(emit.host_dump(p, text), Path(tempfile.mkdtemp(dir=self.c.scratch)), ("-O1",),
+                                 cxx=cxx)
+        if body is None:
+            return None
+        cells = [0] * emit.cells(p)
+        for t in range(p.lanes):
+            cells[t * p.width:t * p.width + p.outputs] = body[t * p.outputs:(t + 1) * p.outputs]
+        return cells
+
+
+@needs_gxx
+def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(tmp_path):
+    """After the model's reducer, line-by-line reduction needs no model: the good build must agree with g++
+    -O0 under UBSan, the bad one must differ. A compiler that turns `` ^ `` into `` | `` is shrunk to a few
+    lines that still hold the ``^``, and its reproducer expects the good build's cells."""
+    import time
+    from types import SimpleNamespace
+    from suitegen.synth import emit, populate
+    wrapper = tmp_path / "g++"
+    wrapper.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *.cpp) sed -i "s/ \\^ / | /g" "$a";; esac; done\n'
+                       f'exec {shutil.which("g++")} "$@"\n')
+    wrapper.chmod(0o755)
+    campaign = SimpleNamespace(opts=SimpleNamespace(jobs=2), scratch=tmp_path, cxx=None)
+    programs = sorted((populate.generate("text", i, "bitwise") for i in range(40)),
+                      key=lambda p: emit.reducible(p).count("\n"))
+    for p in (p for p in programs if " ^ " in emit.reducible(p)):  # the shortest that shows the fault
+        tester = HostTextTester(str(wrapper), campaign, p, "bad", "good", time.monotonic() + 300)
+        if tester([emit.reducible(p)])[0]:
+            break
+    else:
+        pytest.fail("no program of 40 shows the planted fault")
+    before = emit.reducible(p).count("\n")
+    found = triage.reduce_text(tester)
+    assert found["reduced_still_differs"] and found["observed"]
+    kept = found["reproducer"].split("extern \"C\"")[0]
+    assert " ^ " in kept and kept.count("\n") < 0.75 * before, kept
+    # every line kept is needed: removing any one of the body's lines loses the bug or breaks the build
+    body = kept.splitlines(keepends=True)
+    assert not any(tester([c])[0] for c in ("".join(body[:k] + body[k + 1:]) for k in range(len(body))))

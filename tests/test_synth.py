@@ -178,8 +178,8 @@ def test_line_reduction_keeps_only_what_the_test_needs():
     text = "".join(f"line {i}\n" for i in range(40))
     calls = []
 
-    def interesting(t):
-        calls.append(t)
-        return "line 7\n" in t and "line 31\n" in t
-    assert textual.ddmin(text, interesting) == "line 7\nline 31\n"
-    assert all(c.endswith("\n") for c in calls)
+    def interesting(batch):
+        calls.append(len(batch))
+        return ["line 7\n" in t and "line 31\n" in t for t in batch]
+    assert textual.ddmin(text, interesting, width=3) == "line 7\nline 31\n"
+    assert max(calls) == 3 and sum(calls) <= 400

@@ -117,12 +117,15 @@ class Campaign:
         self.suspects = data.get("suspects", [])
         return True
 
-    def save_state(self) -> None:
-        data = {"seed": self.opts.seed, "per_file": self.opts.per_file, "next_file": self.next_file,
+    def state(self) -> dict:
+        """Return what the state file holds (and the report page shows)."""
+        return {"seed": self.opts.seed, "per_file": self.opts.per_file, "next_file": self.next_file,
                 "policy": self.opts.policy, "builds": list(self.opts.builds), "toolchain": self.tc.version_str,
-                "tally": self.tally.__dict__, "suspects": self.suspects}
+                "tally": dict(self.tally.__dict__), "suspects": self.suspects}
+
+    def save_state(self) -> None:
         tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
+        tmp.write_text(json.dumps(self.state(), indent=1))
         os.replace(tmp, self.state_path)
 
     # ---- one file of programs
@@ -365,13 +368,17 @@ def fuzz_command(args) -> int:
                    reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
     campaign = Campaign(tc, opts, runner)
     try:
-        campaign.run()
-        findings = campaign.investigate()
+        if args.programs:  # no campaign: these programs of the seed are confirmed and reduced now
+            out.mkdir(parents=True, exist_ok=True)
+            campaign.suspects = [{"kind": "wrong", "index": i, "bad": ["named"]} for i in args.programs]
+            findings = campaign.investigate(per_signature=len(args.programs))
+        else:
+            campaign.run()
+            findings = campaign.investigate()
     finally:
         if runner is not None:
             runner.close()
-    state = json.loads(campaign.state_path.read_text())
-    page = fuzz_page.write(out, state, findings)
+    page = fuzz_page.write(out, campaign.state(), findings)
     new = [f for f in findings if f["kind"] in ("wrong-code", "crash", "build") and not f.get("known")]
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:

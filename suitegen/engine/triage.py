@@ -106,6 +106,71 @@ class Tester:
         return [(b == "wrong" or b.startswith("run-")) and g == "ok" for b, g in zip(bad, good)]
 
 
+class TextTester:
+    """Says which texts of a wrong program (helpers and namespace, ``emit.reducible``) still show the bug,
+    without the model: the good build must agree with a host build under UBSan (g++ ``-O0``, which must
+    report nothing), and the bad build must differ from the good one. Each candidate builds on its own core."""
+
+    def __init__(self, campaign, program: ir.Program, bad: str, good: str, deadline: float):
+        self.c, self.p, self.bad, self.good, self.deadline = campaign, program, bad, good, deadline
+        self.good_cells: dict[str, list[int]] = {}
+        self.bad_cells: dict[str, list[int]] = {}
+
+    def _gpu(self, build_name: str, text: str) -> list[int] | None:
+        c, p = self.c, self.p
+        build = next(b for b in c.builds if b.name == build_name)
+        built = modules.build_module(c.tc, build, text + emit.kernel(p),
+                                     Path(tempfile.mkdtemp(prefix="g", dir=c.scratch)), timeout=600, use_cache=False)
+        if not built.ok:
+            return None
+        _, outs = c.runner.cells(built.module, [(f"sg_k_{p.name}", p.blocks, p.threads, emit.cells(p))])
+        return None if outs is None else outs[0]
+
+    def one(self, text: str) -> bool:
+        if time.monotonic() > self.deadline:
+            return False
+        p = self.p
+        host = host_check.values(emit.host_dump(p, text), Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
+                                 host_check.HOST_BUILDS["host-O0"], cxx=getattr(self.c, "cxx", None))
+        if host is None:
+            return False
+        good = self._gpu(self.good, text)
+        body = None if good is None else [good[t * p.width + j] for t in range(p.lanes) for j in range(p.outputs)]
+        if body != host:
+            return False
+        bad = self._gpu(self.bad, text)
+        if bad is None or bad == good:
+            return False
+        self.good_cells[text], self.bad_cells[text] = good, bad
+        return True
+
+    def __call__(self, batch: list[str]) -> list[bool]:
+        return _each(self.c, self.one, batch)
+
+
+def reduce_text(tester: TextTester) -> dict | None:
+    """Shrink a wrong program's text line by line (``textual.ddmin``); return the standalone reproducer, whose
+    expected cells are the good build's, and whether a fresh rerun still differs (None: the text shows nothing)."""
+    program = tester.p
+    text = emit.reducible(program)
+    if not tester([text])[0]:
+        return None
+    small = textual.shrink(text, tester, budget=2000, width=max(2, tester.c.opts.jobs))
+    expected, observed = tester.good_cells[small], tester.bad_cells[small]
+    tester.deadline = float("inf")
+    again = tester([small])[0]
+    return {"reproducer": emit.standalone(program, expected, small), "reduced_still_differs": again,
+            "observed": [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, observed))
+                         if w != g][:6]}
+
+
+def _each(campaign, test, items: list) -> list[bool]:
+    """Return ``test`` of each item, run on the campaign's cores side by side."""
+    import concurrent.futures as cf
+    with cf.ThreadPoolExecutor(max_workers=max(1, campaign.opts.jobs)) as pool:
+        return list(pool.map(test, items))
+
+
 def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:
     """Return the program's status under every build (and host build), built alone."""
     exp = reduce.expected(program)
@@ -141,17 +206,22 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
     observed = _observed(campaign, bad, small, exp)
     stage = blame(failing, passing)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
+    size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
+    if (o.reduce and campaign.runner is not None and good and "host-" not in bad + good
+            and time.monotonic() < deadline):  # then line by line, with the good build and UBSan as the reference
+        textual_ = reduce_text(TextTester(campaign, small, bad, good, deadline))
+        if textual_ is not None:
+            text, again, observed = textual_["reproducer"], textual_["reduced_still_differs"], textual_["observed"]
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
-            "reduced_still_differs": again, "observed": observed, "size": reduce.size(small.body) + reduce.size(small.funcs),
+            "reduced_still_differs": again, "observed": observed, "size": size[0],
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
-            "lines": text.count("\n"), "reproducer": text, "shape": shape(small), "tags": list(program.tags),
+            "lines": text.count("\n"), "lines_before_textual": size[1], "reproducer": text, "shape": shape(small), "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
 
 
 def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
     """Find which program of a file crashes a build, reduce it (each candidate built alone), and return the finding."""
-    import concurrent.futures as cf
     o = campaign.opts
     build = next(b for b in campaign.builds if b.name == suspect["build"])
     programs = [populate.generate(o.seed, suspect["index"], o.policy)]
@@ -161,8 +231,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
             built = modules.build_module(campaign.tc, build, emit.source([p], minimal=True), folder, timeout=600,
                                          use_cache=False)
             return built.crashed
-        with cf.ThreadPoolExecutor(max_workers=o.jobs) as pool:
-            return list(pool.map(one, programs_))
+        return _each(campaign, one, programs_)
 
     culprits = [p for p, bad in zip(programs, crashes(programs)) if bad]  # alone, with only the helpers it uses
     if not culprits:
@@ -178,7 +247,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
             folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
             return time.monotonic() < deadline and modules.build_module(
                 campaign.tc, build, candidate, folder, timeout=600, use_cache=False).crashed
-        text = textual.ddmin(text, still_crashes)
+        text = textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=o.jobs)
     final = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="f", dir=campaign.scratch)),
                                  timeout=600, use_cache=False)
     flags = " ".join((*modules.BASE_FLAGS, f"-arch={build.arch}", *build.flags))

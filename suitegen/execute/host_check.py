@@ -68,6 +68,26 @@ def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str |
                    undefined_in=frozenset(blamed))
 
 
+def values(source: str, folder: Path, flags: tuple[str, ...], cxx: str | None = None,
+           timeout: float = 120.0) -> list[int] | None:
+    """Build and run a file that prints one value per line (``emit.host_dump``), under UBSan; return the
+    values, or None where it did not build, did not finish, or UBSan reported anything."""
+    cxx = cxx or compiler()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dump.cpp").write_text(source)
+    built = procs.run((cxx, "-std=c++17", "-w", *flags, *SANITIZE, "dump.cpp", "-o", "dump.out"),
+                      timeout=timeout, cwd=folder)
+    if built.returncode != 0:
+        return None
+    ran = procs.run((str(folder / "dump.out"),), timeout=timeout, cwd=folder)
+    if ran.returncode != 0 or "runtime error:" in ran.output:
+        return None
+    try:
+        return [int(x) for x in ran.output.split()]
+    except ValueError:
+        return None
+
+
 def _owners(source: str) -> dict[int, str]:
     """Return, per 1-based line, the program whose namespace (``namespace sg_<name> {``) holds it."""
     owner, out = "?", {}

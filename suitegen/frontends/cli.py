@@ -80,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--invalid", type=int, metavar="N", help="instead: inject one violation of an oracle rule into "
                     "N generated programs per (rule, context) and judge nvcc's answer at the violation's line")
     fz.add_argument("--max-programs", type=int, help="stop after this many programs")
+    fz.add_argument("--programs", type=lambda t: [int(x) for x in t.split(",")], metavar="I,J,...",
+                    help="instead of a campaign: confirm, reduce and file these programs of the seed (by index)")
     fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
     fz.add_argument("--reduce-budget", default="5m", help="time for confirming and reducing findings")
     fz.add_argument("--releases", metavar="LOW..HIGH", help="instead: where each finding of the campaign appears and "

@@ -334,16 +334,36 @@ def _table(name: str, values) -> str:
     return f"static const unsigned long long {name}[{len(values)}] = {{{', '.join(f'{v}ull' for v in values)}}};\n"
 
 
-def standalone(p: ir.Program, expected: list[int]) -> str:
-    """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell."""
+def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> str:
+    """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell
+    (``text``: the helpers and namespace to use instead of the program's own, such as a textually reduced form)."""
     n = cells(p)
-    return (_without_seed(source([p], minimal=True)) + "#include <cstdio>\n" + _table("sg_expect", expected) +
+    text = text if text is not None else reducible(p)
+    return (text + kernel(p) + "#include <cstdio>\n" + _table("sg_expect", expected) +
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
             f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
             "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
             "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) "
             "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n"
             "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n")
+
+
+def reducible(p: ir.Program) -> str:
+    """Return the part of a reproducer that textual reduction edits: the helpers the program uses and its
+    namespace (its kernel and ``main`` stay as they are)."""
+    return _without_seed(prelude([p]) + namespace(p))
+
+
+def host_dump(p: ir.Program, text: str) -> str:
+    """Return a host C++ file that runs ``text`` (helpers and the program's namespace) for every thread and
+    prints each body output, one per line: the model-free reference of a textual reduction."""
+    kinds = {n.kind for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
+    return (host_prelude(kinds) + text +
+            f"int main() {{ unsigned long long o[{p.width}];\n"
+            f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{ sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, "
+            f"{p.threads}u, {p.blocks}u, t % 32u, 32}}; for (int j = 0; j < {p.outputs}; ++j) o[j] = 0; "
+            f"sg_{p.name}::body(e, o);\n"
+            f"    for (int j = 0; j < {p.outputs}; ++j) printf(\"%llu\\n\", o[j]); }}\n  return 0; }}\n")
 
 
 def host_check(programs, expected: list[list[int]], minimal: bool = False) -> str:

@@ -1,32 +1,87 @@
 """Shrinks a reproducer's text line by line (delta debugging), after the generator's own reduction.
 
-The generator's reducer only makes programs it can still model; this pass may leave the model behind,
-so it serves findings whose test needs no model: a compiler crash stays a crash whatever the program
-computes. ``ddmin`` is Zeller's algorithm over lines; the caller's ``interesting`` builds and judges.
+The generator's reducer only makes programs it can still model; this pass leaves the model behind, so
+its test must need none: a compiler crash stays a crash whatever the program computes, and a wrong-code
+test compares two builds with a host build under UBSan (``triage.TextTester``). ``ddmin`` is Zeller's
+algorithm over lines; ``drop_blocks`` removes a braced block whole (a helper, a loop, a branch), which
+single lines cannot do without breaking the syntax; ``shrink`` alternates the two until neither helps.
+The caller's ``interesting`` judges a batch of candidates at once (each one built on its own core), and
+the first interesting candidate of a round, in order, is kept.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 
-def ddmin(text: str, interesting: Callable[[str], bool], budget: int = 400) -> str:
-    """Return the smallest text found, as lines of ``text``, that ``interesting`` still accepts."""
+def ddmin(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
+    """Return the smallest text found, as lines of ``text``, that ``interesting`` still accepts
+    (``budget``: candidates tried at most; ``width``: candidates judged per call)."""
     lines = text.splitlines(keepends=True)
     n, tries = 2, 0
     while len(lines) >= 2 and tries < budget:
         size = max(1, len(lines) // n)
         chunks = [lines[i:i + size] for i in range(0, len(lines), size)]
-        reduced = False
-        for k in range(len(chunks)):  # try each complement (drop one chunk)
-            rest = [line for j, c in enumerate(chunks) if j != k for line in c]
-            tries += 1
-            if rest and interesting("".join(rest)):
-                lines, n, reduced = rest, max(n - 1, 2), True
+        complements = ["".join(x for j, c in enumerate(chunks) if j != k for x in c) for k in range(len(chunks))]
+        kept = None
+        for start in range(0, len(complements), width):
+            batch = [c for c in complements[start:start + width] if c][:max(0, budget - tries)]
+            if not batch:
                 break
-            if tries >= budget:
+            tries += len(batch)
+            hit = next((c for c, ok in zip(batch, interesting(batch)) if ok), None)
+            if hit is not None:
+                kept = hit
                 break
-        if not reduced:
-            if n >= len(lines):
-                break
+        if kept is not None:
+            lines, n = kept.splitlines(keepends=True), max(n - 1, 2)
+        elif n >= len(lines) or tries >= budget:
+            break
+        else:
             n = min(len(lines), n * 2)
     return "".join(lines)
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """Return (first, last) line pairs of every block that opens on a line and closes on a later one."""
+    out = []
+    for i, line in enumerate(lines):
+        depth = line.count("{") - line.count("}")
+        if depth <= 0:
+            continue
+        for j in range(i + 1, len(lines)):
+            depth += lines[j].count("{") - lines[j].count("}")
+            if depth <= 0:
+                out.append((i, j))
+                break
+    return out
+
+
+def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
+    """Remove whole blocks while ``interesting`` still accepts the text (largest blocks first)."""
+    tries = 0
+    while tries < budget:
+        lines = text.splitlines(keepends=True)
+        spans = sorted(_blocks(lines), key=lambda ij: ij[0] - ij[1])
+        candidates = ["".join(lines[:i] + lines[j + 1:]) for i, j in spans]
+        kept = None
+        for start in range(0, len(candidates), width):
+            batch = candidates[start:start + width][:max(0, budget - tries)]
+            if not batch:
+                break
+            tries += len(batch)
+            kept = next((c for c, ok in zip(batch, interesting(batch)) if ok), None)
+            if kept is not None:
+                break
+        if kept is None:
+            return text
+        text = kept
+    return text
+
+
+def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8) -> str:
+    """Alternate ``ddmin`` and ``drop_blocks`` until neither makes the text smaller."""
+    while True:
+        before = text
+        text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
+        if len(text) >= len(before):
+            return text
