@@ -193,7 +193,8 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
     second = statuses_alone(campaign, program)
     failing = {b for b, s in first.items() if _bad(s)}
     if not failing or failing != {b for b, s in second.items() if _bad(s)}:
-        return {"kind": "flaky", "index": suspect["index"], "first": first, "second": second}
+        kind = "flaky" if failing or any(_bad(s) for s in second.values()) else "not-reproduced"
+        return {"kind": kind, "index": suspect["index"], "first": first, "second": second}
     passing = {b for b, s in first.items() if s == "ok"}
     bad = "default" if "default" in failing else sorted(failing)[0]
     good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
