@@ -200,24 +200,26 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
     good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
     tester = Tester(campaign, bad, good)
     small = program
-    if o.reduce and time.monotonic() < deadline:
-        small = reduce.reduce(program, tester, log=lambda m: None)
+    textual_ = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
+    now = time.monotonic()
+    if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
+        small = reduce.reduce(program, tester, deadline=now + (0.6 if textual_ else 1.0) * (deadline - now))
     exp = reduce.expected(small)
     again = tester([small])[0]  # the reduced form must still differ
     observed = _observed(campaign, bad, small, exp)
     stage = blame(failing, passing)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
-    if (o.reduce and campaign.runner is not None and good and "host-" not in bad + good
-            and time.monotonic() < deadline):  # then line by line, with the good build and UBSan as the reference
-        textual_ = reduce_text(TextTester(campaign, small, bad, good, deadline))
-        if textual_ is not None:
-            text, again, observed = textual_["reproducer"], textual_["reduced_still_differs"], textual_["observed"]
+    if o.reduce and textual_ and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
+        lines = reduce_text(TextTester(campaign, small, bad, good, deadline))
+        if lines is not None:
+            text, again, observed = lines["reproducer"], lines["reduced_still_differs"], lines["observed"]
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
             "reduced_still_differs": again, "observed": observed, "size": size[0],
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
-            "lines": text.count("\n"), "lines_before_textual": size[1], "reproducer": text, "shape": shape(small), "tags": list(program.tags),
+            "lines": text.count("\n"), "lines_before_textual": size[1], "reproducer": text, "shape": shape(small),
+            "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
 
 

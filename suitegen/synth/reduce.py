@@ -188,10 +188,16 @@ def expected(program: ir.Program) -> list[int] | None:
 
 
 def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[bool]], batch: int = 24,
-           rounds: int = 1000, log: Callable[[str], None] = lambda _: None) -> ir.Program:
-    """Return the smallest program found that ``still_bad`` accepts, starting from ``program``."""
+           rounds: int = 1000, log: Callable[[str], None] = lambda _: None,
+           deadline: float = float("inf")) -> ir.Program:
+    """Return the smallest program found that ``still_bad`` accepts, starting from ``program``
+    (by ``deadline``, a ``time.monotonic()`` instant, the smallest so far)."""
+    import time
     current = _tidy(program)
     for r in range(rounds):
+        if time.monotonic() > deadline:
+            log(f"round {r}: out of time at size {size(current.body)}")
+            return current
         tried = 0
         found = None
         pool: list[ir.Program] = []
