@@ -93,3 +93,15 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
     if k is not None:
         cache._write(_blob(k, build.output), path.read_bytes())
     return Built(build=build, module=path, argv=tuple(argv), log=done.output, seconds=done.duration)
+
+
+def build_program(toolchain: Toolchain, build: DeviceBuild, source: str, folder: Path,
+                  timeout: float = 300.0) -> tuple[Path | None, str]:
+    """Build ``source`` (a reproducer with its ``main``) into an executable under ``build``'s flags, with
+    nvcc; return its path (None where it did not build) and nvcc's words."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "repro.cu").write_text(source)
+    target = build.arch if build.output == "cubin" else f"compute_{build.arch.split('_')[1]}"
+    argv = [toolchain.nvcc, *BASE_FLAGS, f"-arch={target}", *build.flags, "repro.cu", "-o", f"repro-{build.name}"]
+    done = procs.run(argv, timeout=timeout, cwd=folder)
+    return (folder / f"repro-{build.name}" if done.returncode == 0 else None), done.output[-2000:]

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from suitegen import procs
 from suitegen.build import modules
 from suitegen.execute import host_check
 from suitegen.model import digest
@@ -115,6 +116,7 @@ class TextTester:
         self.c, self.p, self.bad, self.good, self.deadline = campaign, program, bad, good, deadline
         self.good_cells: dict[str, list[int]] = {}
         self.bad_cells: dict[str, list[int]] = {}
+        self.why = ""  # why the last text judged was not interesting
 
     def _gpu(self, build_name: str, text: str) -> list[int] | None:
         c, p = self.c, self.p
@@ -133,13 +135,18 @@ class TextTester:
         host = host_check.values(emit.host_dump(p, text), Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
                                  host_check.HOST_BUILDS["host-O0"], cxx=getattr(self.c, "cxx", None))
         if host is None:
+            self.why = "the host build failed, did not finish, or UBSan reported"
             return False
         good = self._gpu(self.good, text)
         body = None if good is None else [good[t * p.width + j] for t in range(p.lanes) for j in range(p.outputs)]
         if body != host:
+            self.why = (f"the {self.good} build failed" if body is None else
+                        f"the {self.good} build differs from the host at output "
+                        f"{next(i for i, (a, b) in enumerate(zip(body, host)) if a != b)}")
             return False
         bad = self._gpu(self.bad, text)
         if bad is None or bad == good:
+            self.why = f"the {self.bad} build " + ("failed" if bad is None else f"agrees with {self.good}")
             return False
         self.good_cells[text], self.bad_cells[text] = good, bad
         return True
@@ -154,12 +161,13 @@ def reduce_text(tester: TextTester) -> dict | None:
     program = tester.p
     text = emit.reducible(program)
     if not tester([text])[0]:
-        return None
+        return {"why": tester.why}
     small = textual.shrink(text, tester, budget=2000, width=max(2, tester.c.opts.jobs))
     expected, observed = tester.good_cells[small], tester.bad_cells[small]
     tester.deadline = float("inf")
     again = tester([small])[0]
     return {"reproducer": emit.standalone(program, expected, small), "reduced_still_differs": again,
+            "why": "" if again else tester.why,
             "observed": [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, observed))
                          if w != g][:6]}
 
@@ -200,27 +208,47 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
     good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
     tester = Tester(campaign, bad, good)
     small = program
-    textual_ = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
+    line_pass = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
     now = time.monotonic()
     if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
-        small = reduce.reduce(program, tester, deadline=now + (0.6 if textual_ else 1.0) * (deadline - now))
+        small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
     again = tester([small])[0]  # the reduced form must still differ
     observed = _observed(campaign, bad, small, exp)
     stage = blame(failing, passing)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
-    if o.reduce and textual_ and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
+    textual = "not run"
+    if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
         lines = reduce_text(TextTester(campaign, small, bad, good, deadline))
-        if lines is not None:
-            text, again, observed = lines["reproducer"], lines["reduced_still_differs"], lines["observed"]
+        textual = lines["why"] or "kept"
+        if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
+            text, observed = lines["reproducer"], lines["observed"]
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
             "reduced_still_differs": again, "observed": observed, "size": size[0],
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
-            "lines": text.count("\n"), "lines_before_textual": size[1], "reproducer": text, "shape": shape(small),
+            "lines": text.count("\n"), "lines_before_textual": size[1], "textual": textual,
+            "standalone": standalone_runs(campaign, text, bad, good), "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
+
+
+def standalone_runs(campaign, text: str, bad: str, good: str | None) -> dict[str, str]:
+    """Build the reproducer file itself under the bad and the good build (nvcc), run each, and return what
+    each printed last (``WRONG n`` or ``OK``): what a user who runs its commands sees."""
+    if campaign.runner is None or campaign.tc.kind == "nvrtc" or "host-" in bad + (good or ""):
+        return {}
+    out = {}
+    for name in filter(None, (bad, good)):
+        build = next(b for b in campaign.builds if b.name == name)
+        exe, log = modules.build_program(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="s", dir=campaign.scratch)))
+        if exe is None:
+            out[name] = f"no program: {log[-200:]}"
+            continue
+        ran = procs.run((str(exe),), timeout=120)
+        out[name] = (ran.output.strip().splitlines() or ["(nothing)"])[-1]
+    return out
 
 
 def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:

@@ -26,7 +26,9 @@ def _readme(f: dict) -> str:
             f"{', '.join(f['passing']) or 'none'}\ntoolchain: nvcc {f['toolchain']}\n"
             f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
             f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n"
-            + "".join(f"  {o}\n" for o in f.get("observed", [])) + "\n" + "\n".join(f.get("commands", [])) + "\n")
+            + "".join(f"  {o}\n" for o in f.get("observed", []))
+            + "".join(f"the reproducer built alone under {b} prints: {r}\n" for b, r in f.get("standalone", {}).items())
+            + "\n" + "\n".join(f.get("commands", [])) + "\n")
 
 
 def _page(state: dict, findings: list[dict]) -> str:

@@ -57,12 +57,15 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
 
 
 def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
-    """Remove whole blocks while ``interesting`` still accepts the text (largest blocks first)."""
+    """Remove whole blocks (largest first), then unwrap blocks (their opening and closing lines only),
+    while ``interesting`` still accepts the text."""
     tries = 0
     while tries < budget:
         lines = text.splitlines(keepends=True)
         spans = sorted(_blocks(lines), key=lambda ij: ij[0] - ij[1])
         candidates = ["".join(lines[:i] + lines[j + 1:]) for i, j in spans]
+        candidates += ["".join(lines[:i] + lines[i + 1:j] + lines[j + 1:]) for i, j in spans
+                       if lines[j].strip() == "}"]
         kept = None
         for start in range(0, len(candidates), width):
             batch = candidates[start:start + width][:max(0, budget - tries)]
