@@ -207,7 +207,8 @@ def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(t
     wrapper.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *.cpp) sed -i "s/ \\^ / | /g" "$a";; esac; done\n'
                        f'exec {shutil.which("g++")} "$@"\n')
     wrapper.chmod(0o755)
-    campaign = SimpleNamespace(opts=SimpleNamespace(jobs=2), scratch=tmp_path, cxx=None)
+    from concurrent.futures import ThreadPoolExecutor
+    campaign = SimpleNamespace(opts=SimpleNamespace(jobs=2), scratch=tmp_path, cxx=None, pool=ThreadPoolExecutor(2))
     programs = sorted((populate.generate("text", i, "bitwise") for i in range(40)),
                       key=lambda p: emit.reducible(p).count("\n"))
     for p in (p for p in programs if " ^ " in emit.reducible(p)):  # the shortest that shows the fault

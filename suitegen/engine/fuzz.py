@@ -101,6 +101,7 @@ class Campaign:
         self.results_path = opts.out / "programs.jsonl"
         self.next_file = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="sg-fuzz-"))
+        self.pool = cf.ThreadPoolExecutor(max_workers=max(1, opts.jobs))  # reductions' builds and runs
 
     # ---- state
     def load_state(self) -> bool:
@@ -376,6 +377,7 @@ def fuzz_command(args) -> int:
             campaign.run()
             findings = campaign.investigate()
     finally:
+        campaign.pool.shutdown(cancel_futures=True)
         if runner is not None:
             runner.close()
     page = fuzz_page.write(out, campaign.state(), findings)

@@ -173,10 +173,9 @@ def reduce_text(tester: TextTester) -> dict | None:
 
 
 def _each(campaign, test, items: list) -> list[bool]:
-    """Return ``test`` of each item, run on the campaign's cores side by side."""
-    import concurrent.futures as cf
-    with cf.ThreadPoolExecutor(max_workers=max(1, campaign.opts.jobs)) as pool:
-        return list(pool.map(test, items))
+    """Return ``test`` of each item, run side by side on the campaign's pool: its threads live as long as the
+    campaign, and so do the GPU worker each thread starts (a pool per call would start new workers every time)."""
+    return list(campaign.pool.map(test, items))
 
 
 def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:

@@ -343,6 +343,7 @@ def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> s
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
             f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
             "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
+            "  if (cudaError_t err = cudaGetLastError()) return printf(\"CUDA error: %s\\n\", cudaGetErrorString(err)), 2;\n"
             "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) "
             "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n"
             "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n")
