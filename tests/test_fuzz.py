@@ -225,3 +225,38 @@ def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(t
     # every line kept is needed: removing any one of the body's lines loses the bug or breaks the build
     body = kept.splitlines(keepends=True)
     assert not any(tester([c])[0] for c in ("".join(body[:k] + body[k + 1:]) for k in range(len(body))))
+
+
+def test_a_confirmed_finding_becomes_an_oracle_case_counted_apart_from_the_guide(tmp_path):
+    """``fuzz --save``: the rule, its template (the reproducer, reporting as runtime cases do) and its deviation
+    load with the oracle; the trace lists it apart from the guide's statements."""
+    from suitegen import resources
+    from suitegen.engine import regression
+    from suitegen.oracle import loader, statements
+    from suitegen.synth import emit, populate, reduce
+    oracle, templates = tmp_path / "oracle", tmp_path / "templates"
+    shutil.copytree(resources.oracle_root(), oracle)
+    shutil.copytree(resources.templates_root(), templates)
+    p = populate.generate("save", 1, None)
+    finding = {"kind": "wrong-code", "bad": "default", "bucket": "0123abcd4567", "index": 1, "seed": "save",
+               "policy": p.policy, "stage": "ptxas optimiser", "failing": ["default"], "passing": ["ptxas-O0"],
+               "toolchain": "13.0.88", "observed": ["cell 3: expected 1, got 0"],
+               "reproducer": emit.standalone(p, reduce.expected(p))}
+    written = regression.save(finding, oracle, templates, "nvcc>=13.0 && nvcc<=13.2", "2026-11-26")
+    assert [w.name for w in written] == ["fuzz-findings.toml", "0123abcd4567.cu.j2", "0123abcd4567.toml"]
+    orc = loader.load(oracle)
+    rule = next(r for r in orc.rules if r.id == "fuzz-findings/0123abcd4567")
+    assert [(v.flags, v.expectation.expect.value, v.mode.value) for v in rule.variants] == [(("-fmad=false",), "runtime", "link")]
+    dev = next(d for d in orc.deviations if d.rule == rule.id)
+    assert dev.run == "failed" and dev.match == "wrong cells"
+    case = (templates / "fuzz-findings" / "0123abcd4567.cu.j2").read_text()
+    assert "SUITEGEN-RESULT: PASS" in case and "sg_expect" in case
+    with pytest.raises(ValueError, match="already a case"):
+        regression.save(finding, oracle, templates, "nvcc==13.0", "2026-11-26")
+    with pytest.raises(ValueError, match="default build"):
+        regression.save(dict(finding, bad="ptx-jit", bucket="x"), oracle, templates, "nvcc==13.0", "2026-11-26")
+    found = statements.load_statements(oracle, orc.sections, [r.id for r in orc.rules],
+                                       statements.negative_rules(orc.rules))
+    table = statements.trace_table(found, [r.id for r in orc.rules])
+    assert "kept as cases (section fuzz-findings" in table and "): 1" in table
+    assert "fuzz-findings/0123abcd4567" not in table.split("no statement names")[-1]

@@ -336,6 +336,8 @@ def fuzz_command(args) -> int:
         return invalid_command(args)
     if args.releases:
         return releases_command(args)
+    if args.save:
+        return save_command(args)
     if args.policy and args.policy not in POLICIES:
         raise ValueError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
     builds = tuple(b for b in args.builds.split(",") if b)
@@ -407,6 +409,31 @@ def invalid_command(args) -> int:
           f"{len(summary['differs'])} places where nvcc's verdict in context differs from the hand-written case; "
           f"{out / 'invalid.md'}")
     return 1 if summary["differs"] else 0
+
+
+def save_command(args) -> int:
+    """``suitegen fuzz --save BUCKET``: keep a campaign's confirmed findings as oracle cases."""
+    import datetime
+    from suitegen import resources
+    from suitegen.engine import regression
+    from suitegen.oracle import loader
+    out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
+    try:
+        findings = {f.get("bucket"): f for f in json.loads((out / "findings.json").read_text())}
+    except (OSError, ValueError):
+        raise ValueError(f"--save: {out / 'findings.json'} is missing: run the campaign first") from None
+    for bucket in args.save.split(","):
+        if bucket not in findings:
+            raise ValueError(f"--save: no finding {bucket!r} in {out / 'findings.json'} "
+                             f"(there: {', '.join(sorted(b for b in findings if b))})")
+        f = findings[bucket]
+        when = args.when or f"nvcc=={f['toolchain']}"
+        written = regression.save(f, resources.oracle_root(), resources.templates_root(), when,
+                                  datetime.date.today().isoformat())
+        print(f"fuzz --save: {bucket} kept as rule {loader.FINDINGS_SECTION}/{bucket}, wrong where {when}: "
+              + ", ".join(str(p) for p in written))
+    loader.load(resources.oracle_root())  # what was written must load
+    return 0
 
 
 def releases_command(args) -> int:

@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--reduce-budget", default="5m", help="time for confirming and reducing findings")
     fz.add_argument("--releases", metavar="LOW..HIGH", help="instead: where each finding of the campaign appears and "
                     "disappears over every nvcc release in the range (installed like toolchain add)")
+    fz.add_argument("--save", metavar="BUCKET,...", help="instead: keep these confirmed findings of the campaign as "
+                    "oracle cases (section fuzz-findings), each with a deviation for the releases in --when")
+    fz.add_argument("--when", metavar="CONDITION", help="with --save: the releases where the finding is wrong, e.g. "
+                    "'nvcc>=13.0 && nvcc<=13.2' (default: the campaign's nvcc version only)")
     fz.add_argument("--out", metavar="DIR", help="campaign folder (default reports/fuzz/seed-SEED); "
                     "a campaign there with the same seed is resumed")
 

@@ -34,6 +34,7 @@ RUN_STATUSES = ("failed", "crashed", "timed-out")
 INCIDENTAL_WARNINGS = ('variable "x" was declared but never referenced', 'variable "x" was set but never used',
                        'parameter "x" was declared but never referenced', "unused variable 'x'")
 SEED_EDITION = "seeds"  # a rule's statement comes from the source documents unless it names a later edition
+FINDINGS_SECTION = "fuzz-findings"  # compiler bugs suitegen fuzz found, kept as cases; the trace counts them apart
 
 
 class OracleError(ValueError):

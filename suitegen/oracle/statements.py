@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from suitegen.model import FROZEN
+from suitegen.oracle.loader import FINDINGS_SECTION
 
 STATEMENT_KEYS = {"id", "seed", "where", "kind", "text", "rules", "untested", "when", "example", "no_negative"}
 KINDS = ("must", "must-not", "may", "undefined", "note")
@@ -150,7 +151,10 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Ite
             " [example error: no rule with a negative variant]" if s.rules or s.untested else "") for s in untraced]
     named = {r for s in statements for r in s.rules}
     later = set(later)
-    orphans = sorted(set(rule_ids) - named - later)
+    findings = {r for r in rule_ids if r.startswith(f"{FINDINGS_SECTION}/")}
+    orphans = sorted(set(rule_ids) - named - later - findings)
+    lines.append(f"\ncompiler bugs kept as cases (section {FINDINGS_SECTION}, found by suitegen fuzz; no guide statement, "
+                 f"counted apart): {len(findings)}")
     if later:
         lines.append(f"\nrules from later editions than the seeds (their edition says which): {len(later)}")
     if orphans:

@@ -345,8 +345,20 @@ def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> s
             "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
             "  if (cudaError_t err = cudaGetLastError()) return printf(\"CUDA error: %s\\n\", cudaGetErrorString(err)), 2;\n"
             "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) "
-            "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n"
-            "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n")
+            "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n" + VERDICT_LINE)
+
+
+VERDICT_LINE = "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n"  # a reproducer's last line
+CASE_VERDICT_LINE = ("  printf(bad ? \"SUITEGEN-RESULT: FAIL %d wrong cells\\n\" : \"SUITEGEN-RESULT: PASS\\n\", bad);"
+                     " return bad != 0; }\n")  # the same, as the oracle's runtime cases report (common/selfcheck.cuh)
+
+
+def as_case(reproducer: str) -> str:
+    """Return a reproducer as an oracle runtime case: its verdict lines in the harness's words."""
+    if not reproducer.endswith(VERDICT_LINE):
+        raise ValueError("not a reproducer written by emit.standalone (its last line differs)")
+    return reproducer.removesuffix(VERDICT_LINE).replace(
+        'return printf("CUDA error: %s\\n"', 'return printf("SUITEGEN-RESULT: FAIL cuda error %s\\n"') + CASE_VERDICT_LINE
 
 
 def reducible(p: ir.Program) -> str:

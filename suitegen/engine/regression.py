@@ -1,0 +1,61 @@
+"""Saves a confirmed fuzz finding as an oracle case, so qualification keeps checking it on later toolkits.
+
+A finding becomes a rule of section ``fuzz-findings`` with one runtime variant (the reproducer: every output
+cell must equal its value under C++ semantics, as the model computed it), the reproducer as its template,
+and a deviation for the releases and target where it was seen wrong. When a later toolkit fixes the bug
+the deviation goes stale and the run says so (XPASS); the trace counts these rules apart from the guide's.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from suitegen.oracle.loader import FINDINGS_SECTION
+from suitegen.synth import emit
+
+HEADER = f'''# Compiler bugs found by `suitegen fuzz`, kept as regression cases (`suitegen fuzz --save BUCKET`).
+# Not statements of the guide: each rule's program is a reduced generated program whose every output cell
+# has the value C++ semantics give it; the trace counts these rules apart.
+section = "{FINDINGS_SECTION}"
+'''
+
+
+def _s(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a TOML basic string
+
+
+def save(finding: dict, oracle_root: Path, templates_root: Path, when: str, seen: str) -> list[Path]:
+    """Write the rule, its template and its deviation (``when``: the releases it was wrong in, as a
+    condition); return the files written. Only wrong-code findings of the default build qualify."""
+    if finding.get("kind") != "wrong-code" or finding.get("bad") != "default" or not finding.get("reproducer"):
+        raise ValueError(f"finding {finding.get('bucket')}: only a wrong-code finding of the default build "
+                         "(what the oracle builds) can become an oracle case")
+    bucket = finding["bucket"]
+    rules = oracle_root / f"{FINDINGS_SECTION}.toml"
+    text = rules.read_text() if rules.exists() else HEADER
+    if f'id = "{bucket}"' in text:
+        raise ValueError(f"finding {bucket} is already a case in {rules}")
+    template = templates_root / FINDINGS_SECTION / f"{bucket}.cu.j2"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    template.write_text("{% raw %}" + emit.as_case(finding["reproducer"]) + "{% endraw %}\n")
+    right = ", ".join(finding["passing"]) or "no build"
+    statement = (f"Program {finding['index']} of fuzz seed {finding['seed']!r} (policy {finding['policy']}), reduced: "
+                 f"every output cell has the value C++ semantics give it.")
+    note = (f"A compiler bug, not a guide statement: {finding['stage']}; wrong under {', '.join(finding['failing'])}, "
+            f"right under {right}, with nvcc {finding['toolchain']}. Built with -fmad=false, so float results "
+            "are the IEEE ones the model computes.")
+    text += (f"\n[[rule]]\nid = {_s(bucket)}\nstatement = {_s(statement)}\n"
+             f"template = {_s(f'{FINDINGS_SECTION}/{bucket}.cu.j2')}\nmode = \"link\"\nflags = [\"-fmad=false\"]\n"
+             f"requires = \"std>=c++17\"\nnote = {_s(note)}\n\n  [[rule.variant]]\n  name = \"run\"\n"
+             "  expect = \"runtime\"\n  observe = \"one launch; the host compares every output cell with the value "
+             "the model computed when the program was generated, and prints the wrong ones\"\n")
+    rules.write_text(text)
+    deviation = oracle_root / "deviations" / FINDINGS_SECTION / f"{bucket}.toml"
+    deviation.parent.mkdir(parents=True, exist_ok=True)
+    deviation.write_text(
+        f"# suitegen fuzz finding {bucket}: where it was seen wrong.\nwhen = {_s(when)}\n\n[[deviation]]\n"
+        f"rule = {_s(f'{FINDINGS_SECTION}/{bucket}')}\nvariants = [\"run\"]\nwhen = \"arch==sm_90 && !ptx-only\"\n"
+        f"observed = \"accepted\"\nrun = \"failed\"\nmatch = \"wrong cells\"\n"
+        f"diagnostic = {_s('; '.join(finding.get('observed', [])) + ' (sm_90 SASS on an sm_90 GPU)')}\n"
+        f"seen = {_s(seen)}\nnote = {_s(finding['stage'])}\n")
+    return [rules, template, deviation]
