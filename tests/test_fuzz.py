@@ -253,8 +253,9 @@ def test_a_confirmed_finding_becomes_an_oracle_case_counted_apart_from_the_guide
     assert "SUITEGEN-RESULT: PASS" in case and "sg_expect" in case
     with pytest.raises(ValueError, match="already a case"):
         regression.save(finding, oracle, templates, "nvcc==13.0", "2026-11-26")
-    with pytest.raises(ValueError, match="default build"):
-        regression.save(dict(finding, bad="ptx-jit", bucket="x"), oracle, templates, "nvcc==13.0", "2026-11-26")
+    with pytest.raises(ValueError, match="GPU reproducer"):
+        regression.save(dict(finding, bad="host-O0", bucket="x", reproducer="int main() {}\n"), oracle, templates,
+                        "nvcc==13.0", "2026-11-26")
     found = statements.load_statements(oracle, orc.sections, [r.id for r in orc.rules],
                                        statements.negative_rules(orc.rules))
     table = statements.trace_table(found, [r.id for r in orc.rules])

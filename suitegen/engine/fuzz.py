@@ -427,6 +427,9 @@ def save_command(args) -> int:
             raise ValueError(f"--save: no finding {bucket!r} in {out / 'findings.json'} "
                              f"(there: {', '.join(sorted(b for b in findings if b))})")
         f = findings[bucket]
+        if not args.when and f.get("bad") != "default":
+            raise ValueError(f"--save {bucket}: it is wrong under {f.get('bad')}, not the default build the oracle "
+                             "uses: say with --when where the default build is wrong (fuzz --releases finds out)")
         when = args.when or f"nvcc=={f['toolchain']}"
         written = regression.save(f, resources.oracle_root(), resources.templates_root(), when,
                                   datetime.date.today().isoformat())

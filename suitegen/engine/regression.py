@@ -26,10 +26,11 @@ def _s(text: str) -> str:
 
 def save(finding: dict, oracle_root: Path, templates_root: Path, when: str, seen: str) -> list[Path]:
     """Write the rule, its template and its deviation (``when``: the releases it was wrong in, as a
-    condition); return the files written. Only wrong-code findings of the default build qualify."""
-    if finding.get("kind") != "wrong-code" or finding.get("bad") != "default" or not finding.get("reproducer"):
-        raise ValueError(f"finding {finding.get('bucket')}: only a wrong-code finding of the default build "
-                         "(what the oracle builds) can become an oracle case")
+    condition: the oracle builds cases the default way, so ``when`` says where that build is wrong, which for a
+    finding of another build, such as ``ptx-jit``, comes from its release range); return the files written."""
+    if finding.get("kind") != "wrong-code" or not finding.get("reproducer", "").endswith(emit.VERDICT_LINE):
+        raise ValueError(f"finding {finding.get('bucket')}: only a wrong-code finding with a GPU reproducer "
+                         "can become an oracle case")
     bucket = finding["bucket"]
     rules = oracle_root / f"{FINDINGS_SECTION}.toml"
     text = rules.read_text() if rules.exists() else HEADER
