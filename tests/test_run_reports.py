@@ -291,3 +291,37 @@ def test_a_reader_that_closes_the_pipe_early_gets_no_traceback(extra):
                           capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines()[-1] in ("status 141", "status 0"), done.stdout
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_a_run_killed_outright_leaves_the_page_and_summary_of_its_last_checkpoint(fake_nvcc, mini_oracle, tmp_path):
+    """Reports are rewritten while a run goes: after SIGKILL (no chance to write anything) the folder still has
+    a summary and a page saying the run was in progress, with the results gathered by then."""
+    from test_reports import page_details
+    from test_stop import wait_for
+    flag, pids, temps = tmp_path / "hang", tmp_path / "pids", tmp_path / "temps"
+    flag.touch()
+    pids.touch()
+    nvcc = fake_nvcc(HANGS_WITH_A_TEMP_FILE.replace("FLAG", str(flag)).replace("PIDS", str(pids))
+                     .replace("TEMPS", str(temps)))
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "suitegen", "run", "--nvcc", str(nvcc), "--oracle", str(mini_oracle[0]),
+            "--templates", str(mini_oracle[1]), "-q", "--std", "c++11,c++14,c++17,c++20", "--arch", "sm_80,sm_90",
+            "--batch", "off", "-j", "2", "--out", str(out)]
+    proc = subprocess.Popen(argv, cwd=REPO, env=dict(os.environ, SUITEGEN_CHECKPOINT_SECONDS="0"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: len(pids.read_text().split()) >= 2 and (out / "index.html").exists(), proc=proc)
+        proc.kill()
+        proc.communicate(timeout=60)
+    finally:
+        for pid in pids.read_text().split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    summary = json.loads((out / "summary.json").read_text())
+    kept = (out / "results.jsonl").read_text().splitlines()
+    assert summary["running"] and 1 <= summary["results"] <= len(kept) <= 8
+    page = (out / "index.html").read_text()
+    assert "Run in progress at" in page and f"{summary['results']} of 24 planned items had results" in page
+    assert len(page_details(out)) == summary["results"]

@@ -136,8 +136,11 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     start = time.monotonic()
     estimate = Estimate(jobs=jobs, costs=before.get("unit_costs"))
     stopped, finished = None, 0
+    resume = f"{invocation()} run --resume {shlex.quote(str(folder))}"
+    checkpoint = Checkpoint(folder, session.oracle.sections, dict(meta, resume_command=resume))
     try:
-        stopped, finished = _execute(session, work, len(items), results, jobs, quiet=args.quiet, estimate=estimate)
+        stopped, finished = _execute(session, work, len(items), results, jobs, quiet=args.quiet, estimate=estimate,
+                                     checkpoint=checkpoint)
     finally:
         session.close()
     wall = time.monotonic() - start
@@ -146,7 +149,7 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     meta.update(finished=leg["finished"], wall_seconds=round(sum(g["wall_seconds"] or 0 for g in legs), 2),
                 interrupted=stopped is not None, stopped_by=stopped_by, items_this_run=finished,
                 items_per_second=round(finished / wall, 2) if wall else None, unit_costs=estimate.costs(),
-                resume_command=f"{invocation()} run --resume {shlex.quote(str(folder))}" if stopped else None)
+                resume_command=resume if stopped else None)
     write_json(folder / META, meta)
     summary = publish(folder, session.oracle.sections, meta)
     print(table(summary))
@@ -282,10 +285,28 @@ def _timed(estimate: Estimate, key: int, session: Session, unit, defer):
         estimate.end(key, finished=records is not None)
 
 
+class Checkpoint:
+    """Rewrites a run's reports from its records now and then while it runs (at most every ``every`` seconds,
+    and never for more than a tenth of the time), so a run killed outright still leaves a page and a summary."""
+
+    def __init__(self, folder: Path, sections, meta: dict, every: float | None = None):
+        every = float(os.environ.get("SUITEGEN_CHECKPOINT_SECONDS", 60)) if every is None else every
+        self.folder, self.sections, self.meta, self.every = folder, sections, meta, every
+        self.last, self.cost = time.monotonic(), 0.0
+
+    def __call__(self) -> None:
+        if time.monotonic() - self.last < max(self.every, 10 * self.cost):
+            return
+        start = time.monotonic()
+        publish(self.folder, self.sections, dict(self.meta, running=now()))
+        self.last = time.monotonic()
+        self.cost = self.last - start
+
+
 def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int, quiet: bool,
-             estimate: Estimate | None = None) -> tuple[int | None, int]:
-    """Run units on a thread pool, appending each record as it completes; return the stop signal (if any)
-    and how many items finished."""
+             estimate: Estimate | None = None, checkpoint=None) -> tuple[int | None, int]:
+    """Run units on a thread pool, appending each record as it completes (and calling ``checkpoint`` after
+    each); return the stop signal (if any) and how many items finished."""
     estimate = estimate or Estimate(jobs=jobs)
     progress = Progress(total, enabled=not quiet, estimate=estimate)
     for key, unit in enumerate(work):  # every planned unit, keyed by its place in ``work``
@@ -335,6 +356,8 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
                 pending.discard(fut)
                 record(fut)
             top_up()
+            if checkpoint is not None:
+                checkpoint()
     except StopRun as stop:
         stopped = stop.signum
         for s in STOP_SIGNALS:  # a second signal must not cut the clean-up and the reports short

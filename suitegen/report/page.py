@@ -1,7 +1,16 @@
-"""The feature-matrix page: one self-contained HTML file from a jinja2 template (page.html.j2) with
-autoescaping, so nothing that came from a case, a diagnostic or a program's output is markup."""
+"""The run page: one self-contained HTML file that stays usable at the nightly profile's size.
+
+It opens with a compact matrix: a row per section (and per flag set or toolchain where those differ), a
+column per -std and arch, each cell the section's verdict counts there, failures first. A section's rules,
+their cases and each result's details are drilled into on demand: they travel as gzip-compressed JSON, one
+block per section, decoded in the page only when the section is opened, and drawn with ``textContent``, so
+nothing that came from a case, a diagnostic or a program's output becomes markup. The frame is a jinja2
+template (page.html.j2) with autoescaping.
+"""
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -15,31 +24,32 @@ from suitegen.report.repro import obtained
 from suitegen.report.summary import when
 
 VERDICT_ORDER = [v.value for v in Verdict]
+WORST_FIRST = ["FAIL", "UNRESOLVED", "XPASS", "XFAIL", "PASS", "UNSUPPORTED"]  # a cell takes its worst verdict's colour
+SHORT = {"PASS": "P", "FAIL": "F", "XFAIL": "X", "XPASS": "XP", "UNSUPPORTED": "U", "UNRESOLVED": "R"}
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-def _config_label(r: dict) -> tuple:
+def _column(r: dict) -> tuple[str, str]:
+    return r["config"]["std"], r["config"]["arch"]
+
+
+def _group(r: dict, several: bool) -> tuple[str, str]:
+    """Return what, besides the section, a row of the matrix stands for: flags, and the toolchain if several."""
     cfg = r["config"]
-    return (cfg["toolchain"], cfg["fingerprint"], cfg["std"], cfg["arch"], " ".join(cfg["flags"]))
+    return (" ".join(cfg["flags"]), f"{cfg['toolchain']} {cfg['nvcc_version']} ({cfg['fingerprint'][:8]})"
+            if several else "")
 
 
-def _column_title(col: tuple, several: bool) -> str:
-    toolchain, fp, std, arch, flags = col
-    parts = ([f"{toolchain} ({fp[:8]})"] if several else []) + [std, arch] + ([flags] if flags else [])
-    return " ".join(parts)
-
-
-def _sources(case: Mapping | None, anchor: str) -> dict:
-    """Return a case's files, shared by all of its cells."""
+def _sources(case: Mapping | None) -> dict:
+    """Return a case's files, shared by all of its results."""
     if not case:
-        return {"anchor": anchor, "missing": True, "flags": "", "files": []}
-    return {"anchor": anchor, "missing": False, "flags": " ".join(case.get("flags", [])),
-            "files": list(case["files"].items())}
+        return {"missing": True}
+    return {"flags": " ".join(case.get("flags", [])), "files": list(case["files"].items())}
 
 
-def _detail(r: dict, anchor: str) -> dict:
-    """Return what one cell's detail panel shows."""
+def _detail(r: dict) -> dict:
+    """Return what one result's detail panel shows (empty fields left out)."""
     obs = r.get("observed") or {}
     seen = r.get("observed_config")
     sides = None
@@ -47,76 +57,106 @@ def _detail(r: dict, anchor: str) -> dict:
         sides = (seen["error"] or f"host __cplusplus {seen['host_cplusplus']}, device {seen['device_cplusplus']}, "
                  f"__CUDA_ARCH__ {seen['cuda_arch']}, module {seen['targets']}, macros {seen['macros']}") \
             + "".join(f"\n{w}" for w in seen["warnings"])
-    return {
-        "anchor": anchor, "case_id": r["case_id"], "verdict": r["verdict"], "reason": r["reason"],
-        "config_id": r["config_id"], "toolchain": r["config"]["toolchain"],
-        "version": r["config"]["nvcc_version"], "fingerprint": r["config"]["fingerprint"],
-        "expected": json.dumps(r["expected"]), "observed": obs or None, "obtained": obtained(r),
-        "commands": "\n".join(" ".join(c) for c in obs.get("commands", [])),
-        "diagnostics": "\n".join(f"{d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) [{d['phase']}] "
-                                 f"{d['message']}" for d in obs.get("diagnostics", [])),
-        "execution": r.get("execution"), "behaviour": r.get("behaviour"), "seen": sides,
-        "deviation": json.dumps(r["deviation"], indent=1) if r.get("deviation") else None,
-    }
-
-
-def _differences(rows, columns) -> list[dict]:
-    """Return the (case, setting) pairs whose verdict differs between toolchains."""
-    by_setting = defaultdict(list)
-    for i, c in enumerate(columns):
-        by_setting[c[2:]].append(i)  # same std, arch, flags on different toolchains
-    out = []
-    for (section, case_id), cells in sorted(rows.items()):
-        for setting, idxs in by_setting.items():
-            got = [(columns[i][0], cells[i]["verdict"]) for i in idxs if i in cells]
-            if len({v for _, v in got}) > 1:
-                out.append({"case": case_id, "setting": " ".join(setting), "got": got})
+    cfg = r["config"]
+    out = {"verdict": r["verdict"], "reason": r["reason"], "config": f"{r['config_id']} on {cfg['toolchain']} "
+           f"{cfg['nvcc_version']} (fingerprint {cfg['fingerprint']})", "expected": json.dumps(r["expected"])}
+    if obs:
+        where = f" in {obs['phase']}" if obs.get("phase") else ""
+        out["observed"] = f"{obs.get('outcome')}{where}, exit {obs.get('exit_code')}; verdict obtained {obtained(r)}"
+        out["command"] = "\n".join(" ".join(c) for c in obs.get("commands", []))
+        out["diagnostics"] = "\n".join(f"{d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) "
+                                       f"[{d['phase']}] {d['message']}" for d in obs.get("diagnostics", [])) or "(none)"
+    ex = r.get("execution")
+    if ex:
+        out["execution"] = f"on {ex.get('gpu')}: {ex.get('status')}: {ex.get('detail')}\n{ex.get('output') or ''}"
+    b = r.get("behaviour")
+    if b:
+        out["behaviour"] = (f"{b['check']} ({b['what']}): {'ran' if b['ran'] else 'did not run'}"
+                            + (f"; the driver loaded {b['loaded']}" if b.get("loaded") else ""))
+    if sides:
+        out["seen"] = sides
+    if r.get("deviation"):
+        out["deviation"] = json.dumps(r["deviation"], indent=1)
     return out
+
+
+def _differences(records: Sequence[dict]) -> list[dict]:
+    """Return the (case, setting) pairs whose verdict differs between toolchains."""
+    got = defaultdict(list)
+    for r in records:
+        cfg = r["config"]
+        got[(r["case_id"], " ".join([cfg["std"], cfg["arch"], *cfg["flags"]]))].append(
+            (f"{cfg['toolchain']} {cfg['nvcc_version']}", r["verdict"]))
+    return [{"case": case, "setting": setting, "got": sorted(v)} for (case, setting), v in sorted(got.items())
+            if len({verdict for _, verdict in v}) > 1]
+
+
+def _cell(tally: Counter) -> dict | None:
+    if not tally:
+        return None
+    worst = next(v for v in WORST_FIRST if tally[v])
+    return {"worst": worst, "text": " ".join(f"{SHORT[v]}{tally[v]}" for v in WORST_FIRST if tally[v]),
+            "title": ", ".join(f"{v} {tally[v]}" for v in VERDICT_ORDER if tally[v])}
+
+
+def _pack(data) -> str:
+    """Return ``data`` as base64 of gzip-compressed JSON: what the page decodes when a section opens."""
+    raw = json.dumps(data, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode()
+
+
+def unpack(text: str):
+    """Return what ``_pack`` packed (tests and tools read a page's section data with it)."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
 def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mapping],
            sections: Mapping[str, str]) -> str:
-    """Return the page for one run: summary, differences between toolchains, then the matrix."""
+    """Return the page for one run: summary, differences between toolchains, the section matrix, and per
+    section the compressed data of its rules, cases and results."""
     several = len({r["config"]["fingerprint"] for r in records}) > 1
-    columns = sorted({_config_label(r) for r in records})
-    col_index = {c: i for i, c in enumerate(columns)}
-    rows: dict[tuple, dict] = defaultdict(dict)
+    columns = sorted({_column(r) for r in records})
+    col = {c: i for i, c in enumerate(columns)}
+    by_section: dict[str, list[dict]] = defaultdict(list)
     for r in records:
-        rows[(r["section"], r["case_id"])][col_index[_config_label(r)]] = r
+        by_section[r["section"]].append(r)
     order = {k: i for i, k in enumerate(sections)}
-    matrix, sources, details = [], [], []
-    for (section, case_id) in sorted(rows, key=lambda k: (order.get(k[0], 1e9), k[0], k[1])):
-        if not matrix or matrix[-1]["key"] != section:
-            tally = Counter(r["verdict"] for (s, _), cells in rows.items() if s == section for r in cells.values())
-            matrix.append({"key": section, "title": sections.get(section, ""), "rows": [],
-                           "counts": ", ".join(f"{v} {tally[v]}" for v in VERDICT_ORDER if tally[v])})
-        cells = rows[(section, case_id)]
-        first = next(iter(cells.values()))
-        case = cases.get(first["case_key"])
-        src = f"s{len(sources)}"
-        sources.append(_sources(case, src))
-        row = {"id": case_id, "statement": (case or {}).get("statement", ""), "src": src,
-               "verdicts": " ".join(sorted({r["verdict"] for r in cells.values()})), "cells": []}
-        for i in range(len(columns)):
-            r = cells.get(i)
-            if r is None:
-                row["cells"].append(None)
-                continue
-            anchor = f"d{len(details)}"
-            details.append(_detail(r, anchor))
-            row["cells"].append({"anchor": anchor, "verdict": r["verdict"], "reason": r["reason"][:300]})
-        matrix[-1]["rows"].append(row)
+    rows, blocks = [], []
+    for section, recs in by_section.items():
+        groups = sorted({_group(r, several) for r in recs})
+        gi = {g: i for i, g in enumerate(groups)}
+        tallies = [[Counter() for _ in columns] for _ in groups]
+        data = {"columns": len(columns), "rules": {}, "sources": {}, "groups": len(groups)}
+        for r in recs:
+            g, c = gi[_group(r, several)], col[_column(r)]
+            tallies[g][c][r["verdict"]] += 1
+            rule = data["rules"].setdefault(r["rule"], {"statement": "", "cases": {}})
+            case = cases.get(r["case_key"])
+            if case and not rule["statement"]:
+                rule["statement"] = case.get("statement", "")
+            entry = rule["cases"].setdefault(r["case_id"], {"src": r["case_key"], "results": []})
+            entry["results"].append([g, c, _detail(r)])
+            if r["case_key"] not in data["sources"]:
+                data["sources"][r["case_key"]] = _sources(case)
+        block = len(blocks)
+        blocks.append({"id": f"data-{block}", "data": _pack(data)})
+        for g, (flags, toolchain) in enumerate(groups):
+            total = sum(tallies[g], Counter())
+            bad = sum(total[v] for v in ("FAIL", "UNRESOLVED", "XPASS"))
+            rows.append({"section": section, "title": sections.get(section, ""), "flags": flags,
+                         "toolchain": toolchain, "block": block, "group": g, "bad": bad,
+                         "rules": len({r["rule"] for r in recs if gi[_group(r, several)] == g}),
+                         "total": _cell(total), "cells": [_cell(t) for t in tallies[g]]})
+    rows.sort(key=lambda x: (x["bad"] == 0, order.get(x["section"], 1e9), x["section"], x["flags"], x["toolchain"]))
     gpu = summary.get("gpu") or {}
     return ENV.get_template("page.html.j2").render(
         run_id=summary.get("run_id", ""), verdicts=VERDICT_ORDER, counts=summary.get("counts", {}),
         results=summary.get("results", 0), n_cases=summary.get("cases", 0), n_configs=summary.get("configs", 0),
-        when=when(summary),
+        when=when(summary), short=SHORT,
         gpu="; ".join(gpu.get("devices") or []) or f"none ({gpu.get('reason', '')})",
         execution=summary.get("execution", ""),
         behaviour=sentence(summary["behaviour"]) if "behaviour" in summary else "",
         toolchains=[{"label": t["label"], "version": t["version"], "nvcc": t["nvcc"], "host_version": t["host_version"],
                      "fingerprint": t["fingerprint"]} for t in summary.get("toolchains", [])],
-        several=several, differences=_differences(rows, columns) if several else [],
-        section_keys=sorted({s for s, _ in rows}, key=lambda s: (order.get(s, 1e9), s)),
-        column_titles=[_column_title(c, several) for c in columns], matrix=matrix, sources=sources,
-        details=details)
+        several=several, differences=_differences(records) if several else [],
+        column_titles=[f"{std} {arch}" for std, arch in columns], rows=rows, blocks=blocks)

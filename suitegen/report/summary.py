@@ -61,7 +61,13 @@ def when(summary: Mapping) -> dict:
     a stop and resumes made several)."""
     legs = summary.get("legs") or []
     partial = None
-    if summary.get("interrupted"):
+    if summary.get("running"):
+        planned = summary.get("planned")
+        partial = (f"Run in progress at {summary['running']}: {summary.get('results', 0)} "
+                   + (f"of {planned} planned items had results" if planned else "results")
+                   + "; these reports are rewritten as it goes (if it was killed, continue with "
+                   + f"{summary.get('resume_command') or 'suitegen run --resume'}).")
+    elif summary.get("interrupted"):
         planned = summary.get("planned")
         partial = (f"Partial run: stopped by {summary.get('stopped_by') or 'a signal'}; {summary.get('results', 0)} "
                    + (f"of {planned} planned items have results" if planned else "results kept")
