@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from suitegen import hooks, procs
@@ -73,9 +74,9 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
     cached = _read_cache(cache, toolchain)
     if cached is not None:
         return cached
-    found = set()
     with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
-        for name in hooks.names("feature"):
+
+        def present(name: str) -> bool:
             source = hooks.get("feature", name)()
             (Path(tmp) / f"{name}.cu").write_text(source)
             argv = [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", f"{name}.cu",
@@ -83,10 +84,12 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
             try:
                 done = procs.run(argv, timeout=PROBE_TIMEOUT, cwd=tmp)
             except OSError:
-                continue
-            if (not done.timed_out and done.returncode == 0
-                    and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source}) is None):
-                found.add(name)
+                return False
+            return (not done.timed_out and done.returncode == 0
+                    and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source}) is None)
+        names = hooks.names("feature")
+        with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:  # side by side
+            found = {name for name, yes in zip(names, pool.map(present, names)) if yes}
     entry = {"fingerprint": toolchain.fingerprint, "probes": sorted(hooks.names("feature")),
              "features": sorted(found)}
     try:
