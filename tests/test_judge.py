@@ -332,3 +332,15 @@ def test_valid_dialects_nearest_first(std, valid_in, rule_requires, nearest):
     cfg = Config(toolchain=TC, std=std, arch="sm_90")
     assert valid_dialects(c, make_env(cfg, c, ())) == nearest
     assert valid_dialects(case(REMOVED), make_env(cfg, c, ())) == ()
+
+
+def test_driver_jit_is_a_config_with_no_sass_this_gpu_runs():
+    """On an sm_90 GPU (machine feature gpu-cc-9.0): sm_80 and compute_90 builds run PTX the driver
+    JIT-compiles; sm_90 and sm_80+sm_90 run their own SASS. Without a GPU nothing is driver-jit."""
+    from dataclasses import replace
+    c = case(RUNTIME, name="run")
+    jit = {arch: "driver-jit" in make_env(replace(CFG, arch=arch), c, ("gpu", "gpu-cc-9.0")).features
+           for arch in ("sm_90", "sm_80", "compute_90", "sm_80+sm_90", "sm_90a")}
+    assert jit == {"sm_90": False, "sm_80": True, "compute_90": True, "sm_80+sm_90": False, "sm_90a": False}
+    assert "driver-jit" not in make_env(replace(CFG, arch="sm_80"), c, ("linux",)).features
+    assert conditions.parse("driver-jit && nvcc==13.0")(make_env(replace(CFG, arch="sm_80"), c, ("gpu-cc-9.0",)))

@@ -432,7 +432,7 @@ def save_command(args) -> int:
                              "uses: say with --when where the default build is wrong (fuzz --releases finds out)")
         when = args.when or f"nvcc=={f['toolchain']}"
         written = regression.save(f, resources.oracle_root(), resources.templates_root(), when,
-                                  datetime.date.today().isoformat())
+                                  datetime.date.today().isoformat(), args.jit_when)
         print(f"fuzz --save: {bucket} kept as rule {loader.FINDINGS_SECTION}/{bucket}, wrong where {when}: "
               + ", ".join(str(p) for p in written))
     loader.load(resources.oracle_root())  # what was written must load

@@ -24,10 +24,12 @@ def _s(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a TOML basic string
 
 
-def save(finding: dict, oracle_root: Path, templates_root: Path, when: str, seen: str) -> list[Path]:
-    """Write the rule, its template and its deviation (``when``: the releases it was wrong in, as a
-    condition: the oracle builds cases the default way, so ``when`` says where that build is wrong, which for a
-    finding of another build, such as ``ptx-jit``, comes from its release range); return the files written."""
+def save(finding: dict, oracle_root: Path, templates_root: Path, when: str, seen: str,
+         jit_when: str | None = None) -> list[Path]:
+    """Write the rule, its template and its deviation; return the files written. ``when`` (a condition over
+    nvcc versions) says where the default build's own SASS is wrong, which for a finding of another build,
+    such as ``ptx-jit``, comes from its release range; ``jit_when`` where configs whose PTX this GPU's driver
+    JIT-compiles (feature ``driver-jit``) were seen wrong too."""
     if finding.get("kind") != "wrong-code" or not finding.get("reproducer", "").endswith(emit.VERDICT_LINE):
         raise ValueError(f"finding {finding.get('bucket')}: only a wrong-code finding with a GPU reproducer "
                          "can become an oracle case")
@@ -53,10 +55,23 @@ def save(finding: dict, oracle_root: Path, templates_root: Path, when: str, seen
     rules.write_text(text)
     deviation = oracle_root / "deviations" / FINDINGS_SECTION / f"{bucket}.toml"
     deviation.parent.mkdir(parents=True, exist_ok=True)
-    deviation.write_text(
-        f"# suitegen fuzz finding {bucket}: where it was seen wrong.\nwhen = {_s(when)}\n\n[[deviation]]\n"
-        f"rule = {_s(f'{FINDINGS_SECTION}/{bucket}')}\nvariants = [\"run\"]\nwhen = \"arch==sm_90 && !ptx-only\"\n"
-        f"observed = \"accepted\"\nrun = \"failed\"\nmatch = \"wrong cells\"\n"
-        f"diagnostic = {_s('; '.join(finding.get('observed', [])) + ' (sm_90 SASS on an sm_90 GPU)')}\n"
-        f"seen = {_s(seen)}\nnote = {_s(finding['stage'])}\n")
+    deviation.write_text(deviations(finding, when, seen, jit_when))
     return [rules, template, deviation]
+
+
+def deviations(finding: dict, when: str, seen: str, jit_when: str | None = None) -> str:
+    """Return a finding's deviations file: wrong where ``when`` holds for builds whose own SASS runs, and where
+    ``jit_when`` holds for builds the driver JIT-compiles."""
+    bucket, cells = finding["bucket"], "; ".join(finding.get("observed", []))
+    entries = [(f"({when}) && !driver-jit", f"{cells} (the build's own SASS)", finding["stage"])]
+    if jit_when:
+        entries.append((f"({jit_when}) && driver-jit", f"{cells} (PTX the driver JIT-compiled)",
+                        "configs without SASS for the GPU run PTX JIT-compiled by the driver, whose ptxas has the "
+                        "bug too"))
+    text = (f"# suitegen fuzz finding {bucket}: where it was seen wrong.\n"
+            f"when = {_s(' || '.join(f'({w})' for w in [when, jit_when] if w))}\n")
+    for cond, diagnostic, note in entries:
+        text += (f"\n[[deviation]]\nrule = {_s(f'{FINDINGS_SECTION}/{bucket}')}\nvariants = [\"run\"]\n"
+                 f"when = {_s(cond)}\nobserved = \"accepted\"\nrun = \"failed\"\nmatch = \"wrong cells\"\n"
+                 f"diagnostic = {_s(diagnostic)}\nseen = {_s(seen)}\nnote = {_s(note)}\n")
+    return text

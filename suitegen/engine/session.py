@@ -15,6 +15,8 @@ from suitegen.cases.render import Renderer
 from suitegen.engine.options import RunOptions
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
+from suitegen.execute.images import compute_capability
+from suitegen.judge.verdicts import GPU_CC
 from suitegen.model import Case, Config, ObservedConfig, Std, Toolchain, arch_number
 from suitegen.oracle import loader as oracle_mod
 
@@ -126,8 +128,9 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
         orc = oracle_mod.load(opts.oracle)
     toolchains = probe_toolchains(opts.nvcc, opts.toolchains)
     gpu = detect_gpu()
-    features = {t.fingerprint: tc_mod.machine_features(t) | ({"gpu"} if gpu.available else set())
-                for t in toolchains}
+    cc = compute_capability(gpu.devices[0]) if gpu.available and gpu.devices else None
+    here = ({"gpu"} if gpu.available else set()) | ({f"{GPU_CC}{cc[0]}.{cc[1]}"} if cc else set())
+    features = {t.fingerprint: tc_mod.machine_features(t) | here for t in toolchains}
     skipped = None
     if opts.no_exec:
         skipped = "execution disabled (--no-exec)"

@@ -90,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "oracle cases (section fuzz-findings), each with a deviation for the releases in --when")
     fz.add_argument("--when", metavar="CONDITION", help="with --save: the releases where the finding is wrong, e.g. "
                     "'nvcc>=13.0 && nvcc<=13.2' (default: the campaign's nvcc version only)")
+    fz.add_argument("--jit-when", metavar="CONDITION", help="with --save: where configs whose PTX the GPU's driver "
+                    "JIT-compiles (no SASS for this GPU) were seen wrong too, e.g. 'nvcc==13.0'")
     fz.add_argument("--out", metavar="DIR", help="campaign folder (default reports/fuzz/seed-SEED); "
                     "a campaign there with the same seed is resumed")
 

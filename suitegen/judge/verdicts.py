@@ -14,6 +14,7 @@ from typing import Callable, Iterable
 
 from suitegen import hooks
 from suitegen.build import nvrtc
+from suitegen.execute.images import loaded_code
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
                             ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Verdict)
@@ -29,11 +30,17 @@ class Preparation:
     final: Judgement | None = None  # UNSUPPORTED or UNRESOLVED: nothing is built
 
 
+GPU_CC = "gpu-cc-"  # a machine feature naming the GPU's compute capability ("gpu-cc-9.0"), not for conditions
+
+
 def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     """Return the condition environment for one case under one config on this machine."""
     feats = set(features) | flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
     if all(target.startswith("compute_") for target in config.arch.split("+")):
         feats.add("ptx-only")
+    cc = next((tuple(int(x) for x in f.removeprefix(GPU_CC).split(".")) for f in feats if f.startswith(GPU_CC)), None)
+    if cc is not None and not loaded_code(config.arch.split("+"), cc).startswith("SASS"):
+        feats.add("driver-jit")
     return Env(std=config.std, arch=config.arch, nvcc=config.toolchain.version, features=frozenset(feats))
 
 

@@ -37,6 +37,7 @@ FIXED_FEATURES = frozenset({
     "gpu", "whole-program",
     "nvrtc",  # the toolchain is NVRTC (device code compiled at run time), not nvcc
     "ptx-only",  # every target of the arch is compute_XX: no SASS, so no ptxas and no device link at build time
+    "driver-jit",  # this machine's GPU runs no SASS target of the arch: its driver JIT-compiles the PTX
     *FLAG_FEATURES.values(),
 })
 
