@@ -209,7 +209,8 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     Certain: every phase ran (the batch was accepted) and each member's diagnostics are the ones in its
     own region or naming only its symbols; or the batch was rejected and the member has an error of its
     own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
-    error or warning that belongs to no member or to several; the front end's error limit; a member
+    error or warning that belongs to no member or to several, or sits in one member's region but names
+    another's symbols; the front end's error limit; a member
     without an error in a rejected batch (the phases after the failing one never saw it).
     """
     if result.outcome.infrastructure:
@@ -218,6 +219,11 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     closing = []
     for d in result.diagnostics:
         index = member_of(d.file)
+        named = mentioned(d.message)
+        if index is not None and named and named != {index}:
+            # the file names one member and the message another's symbols: nvcc places some diagnostics of
+            # a compiler-derived member (a ``[subobject]`` constructor) in another member's file
+            return [None] * size
         if index is None and d.file is None:
             index = named_member(d.message)
         if index is None and d.file is None and CLOSING.match(d.message):
