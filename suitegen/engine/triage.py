@@ -317,6 +317,9 @@ def _commands(campaign, bad: str, good: str | None) -> list[str]:
         b = next(x for x in campaign.builds if x.name == name)
         flags = " ".join((*modules.BASE_FLAGS, f"-arch={b.arch}", *b.flags))
         out.append(f"nvcc {flags} repro.cu -o repro-{name} && ./repro-{name}   # {name}")
+    if campaign.tc.kind == "nvrtc":  # the reproducer is a whole program: NVRTC compiles only device code
+        out.insert(0, f"# found with NVRTC {campaign.tc.version_str} ({campaign.tc.nvcc}) building the kernels; "
+                      "the reproducer is a whole program, so build it with nvcc of the same release:")
     return out
 
 
