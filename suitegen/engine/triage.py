@@ -116,7 +116,7 @@ class TextTester:
         self.c, self.p, self.bad, self.good, self.deadline = campaign, program, bad, good, deadline
         self.good_cells: dict[str, list[int]] = {}
         self.bad_cells: dict[str, list[int]] = {}
-        self.why = ""  # why the last text judged was not interesting
+        self.why = ""  # why the last text judged was not interesting (read after a batch of one)
 
     def _gpu(self, build_name: str, text: str) -> list[int] | None:
         c, p = self.c, self.p
@@ -155,9 +155,10 @@ class TextTester:
         return _each(self.c, self.one, batch)
 
 
-def reduce_text(tester: TextTester) -> dict | None:
-    """Shrink a wrong program's text line by line (``textual.ddmin``); return the standalone reproducer, whose
-    expected cells are the good build's, and whether a fresh rerun still differs (None: the text shows nothing)."""
+def reduce_text(tester: TextTester) -> dict:
+    """Shrink a wrong program's text by lines and blocks (``textual.shrink``); return the standalone reproducer,
+    whose expected cells are the good build's, whether a fresh rerun still differs, and ``why`` it does not
+    (only ``why`` when the unreduced text already shows nothing)."""
     program = tester.p
     text = emit.reducible(program)
     if not tester([text])[0]:
