@@ -90,7 +90,7 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
         names = hooks.names("feature")
         with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:  # side by side
             found = {name for name, yes in zip(names, pool.map(present, names)) if yes}
-    entry = {"fingerprint": toolchain.fingerprint, "probes": sorted(hooks.names("feature")),
+    entry = {"fingerprint": toolchain.fingerprint, "probes": sorted(names),
              "features": sorted(found)}
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -26,10 +26,19 @@ class DeviceBuild:
     output: str = "cubin"  # "cubin" (SASS for ``arch``) or "ptx" (the driver JIT-compiles it when loading)
     arch: str = "sm_90"
 
+    @property
+    def target(self) -> str:
+        """The arch it builds for: ``arch`` for a cubin, its ``compute_XY`` for PTX."""
+        return self.arch if self.output == "cubin" else f"compute_{self.arch.split('_')[1]}"
+
+    def nvcc_flags(self) -> tuple[str, ...]:
+        """Return the nvcc flags of this build (without the output kind, source and output)."""
+        return (*BASE_FLAGS, f"-arch={self.target}", *self.flags)
+
     def argv(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         """Return the nvcc (or NVRTC) command that builds ``source`` into ``out``; raises ValueError for a
         build NVRTC has no option for."""
-        target = self.arch if self.output == "cubin" else f"compute_{self.arch.split('_')[1]}"
+        target = self.target
         if toolchain.kind == "nvrtc":
             flags = ["-Xptxas=-O0" if f == "-O0" and p == "-Xptxas" else f
                      for p, f in zip(("", *self.flags), self.flags) if f != "-Xptxas"]
@@ -37,7 +46,7 @@ class DeviceBuild:
             if missing:
                 raise ValueError(f"build {self.name}: NVRTC has no option for {' '.join(missing)}")
             return nvrtc.command(toolchain.nvcc, "c++17", target, (*BASE_FLAGS[1:], *flags), source, out)
-        return [toolchain.nvcc, *BASE_FLAGS, f"-arch={target}", *self.flags, f"-{self.output}", source, "-o", out]
+        return [toolchain.nvcc, *self.nvcc_flags(), f"-{self.output}", source, "-o", out]
 
 
 @dataclass(**FROZEN)
@@ -101,7 +110,6 @@ def build_program(toolchain: Toolchain, build: DeviceBuild, source: str, folder:
     nvcc; return its path (None where it did not build) and nvcc's words."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "repro.cu").write_text(source)
-    target = build.arch if build.output == "cubin" else f"compute_{build.arch.split('_')[1]}"
-    argv = [toolchain.nvcc, *BASE_FLAGS, f"-arch={target}", *build.flags, "repro.cu", "-o", f"repro-{build.name}"]
+    argv = [toolchain.nvcc, *build.nvcc_flags(), "repro.cu", "-o", f"repro-{build.name}"]
     done = procs.run(argv, timeout=timeout, cwd=folder)
     return (folder / f"repro-{build.name}" if done.returncode == 0 else None), done.output[-2000:]

@@ -119,14 +119,7 @@ class TextTester:
         self.why = ""  # why the last text judged was not interesting (read after a batch of one)
 
     def _gpu(self, build_name: str, text: str) -> list[int] | None:
-        c, p = self.c, self.p
-        build = next(b for b in c.builds if b.name == build_name)
-        built = modules.build_module(c.tc, build, text + emit.kernel(p),
-                                     Path(tempfile.mkdtemp(prefix="g", dir=c.scratch)), timeout=600, use_cache=False)
-        if not built.ok:
-            return None
-        _, outs = c.runner.cells(built.module, [(f"sg_k_{p.name}", p.blocks, p.threads, emit.cells(p))])
-        return None if outs is None else outs[0]
+        return run_cells(self.c, build_name, text + emit.kernel(self.p), self.p, use_cache=False)[2]
 
     def one(self, text: str) -> bool:
         if time.monotonic() > self.deadline:
@@ -218,17 +211,17 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
     stage = blame(failing, passing)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
-    textual = "not run"
+    line_result = "not run"
     if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
         lines = reduce_text(TextTester(campaign, small, bad, good, deadline))
-        textual = lines["why"] or "kept"
+        line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"]
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
             "reduced_still_differs": again, "observed": observed, "size": size[0],
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
-            "lines": text.count("\n"), "lines_before_textual": size[1], "textual": textual,
+            "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": standalone_runs(campaign, text, bad, good), "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
@@ -281,7 +274,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
         text = textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=o.jobs)
     final = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="f", dir=campaign.scratch)),
                                  timeout=600, use_cache=False)
-    flags = " ".join((*modules.BASE_FLAGS, f"-arch={build.arch}", *build.flags))
+    flags = " ".join(build.nvcc_flags())
     return {"kind": "crash", "index": int(small.name[1:]), "seed": o.seed, "policy": small.policy,
             "build": build.name, "failing": [build.name], "passing": [], "stage": f"compiler crash ({build.name})",
             "log": suspect["log"], "argv": suspect["argv"], "file": suspect["file"], "shape": shape(small),
@@ -296,17 +289,26 @@ def _observed(campaign, build_name: str, program: ir.Program, expected: list[int
     """Return the first few cells where the bad build's run differs from the model, as text."""
     if build_name.startswith("host-") or campaign.runner is None:
         return []
-    build = next(b for b in campaign.builds if b.name == build_name)
-    built = modules.build_module(campaign.tc, build, emit.source([program]),
-                                 Path(tempfile.mkdtemp(prefix="o", dir=campaign.scratch)),
-                                 timeout=600, use_cache=campaign.opts.use_cache)
+    built, result, cells = run_cells(campaign, build_name, emit.source([program]), program,
+                                     use_cache=campaign.opts.use_cache)
     if not built.ok:
         return [f"no module: {built.log[-300:]}"]
+    if cells is None:
+        return [f"the run failed: {result.detail}"]
+    return [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, cells)) if w != g][:6]
+
+
+def run_cells(campaign, build_name: str, source: str, program: ir.Program, use_cache: bool):
+    """Build ``source`` under a named build and launch ``program``'s kernel once on the GPU; return the build,
+    the run (None if there was no module) and the kernel's buffer (None unless it ran to the end)."""
+    build = next(b for b in campaign.builds if b.name == build_name)
+    built = modules.build_module(campaign.tc, build, source, Path(tempfile.mkdtemp(prefix="g", dir=campaign.scratch)),
+                                 timeout=600, use_cache=use_cache)
+    if not built.ok:
+        return built, None, None
     result, outs = campaign.runner.cells(built.module, [(f"sg_k_{program.name}", program.blocks, program.threads,
                                                          emit.cells(program))])
-    if outs is None:
-        return [f"the run failed: {result.detail}"]
-    return [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, outs[0])) if w != g][:6]
+    return built, result, None if outs is None else outs[0]
 
 
 def _commands(campaign, bad: str, good: str | None) -> list[str]:
@@ -316,7 +318,7 @@ def _commands(campaign, bad: str, good: str | None) -> list[str]:
         if not name or name.startswith("host-"):
             continue
         b = next(x for x in campaign.builds if x.name == name)
-        flags = " ".join((*modules.BASE_FLAGS, f"-arch={b.arch}", *b.flags))
+        flags = " ".join(b.nvcc_flags())
         out.append(f"nvcc {flags} repro.cu -o repro-{name} && ./repro-{name}   # {name}")
     if campaign.tc.kind == "nvrtc":  # the reproducer is a whole program: NVRTC compiles only device code
         out.insert(0, f"# found with NVRTC {campaign.tc.version_str} ({campaign.tc.nvcc}) building the kernels; "
