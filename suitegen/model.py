@@ -103,8 +103,16 @@ class Expect(enum.Enum):
     RUNTIME = "runtime"
 
 
+class Compiler(enum.Enum):
+    """Which compiler a toolchain is; each is a backend (``build.backends``)."""
+
+    NVCC = "nvcc"
+    NVRTC = "nvrtc"  # the runtime compiler: device code only, one file, no host compiler or linker
+    CLANG = "clang"  # LLVM's CUDA support: one front end for host and device, the CUDA install's ptxas
+
+
 class Phase(enum.Enum):
-    """The nvcc pipeline stage that produced a diagnostic or failed."""
+    """The pipeline stage (nvcc's, or another compiler's) that produced a diagnostic or failed."""
 
     NVCC = "nvcc"
     HOST_PREPROCESS = "host-preprocess"
@@ -116,15 +124,21 @@ class Phase(enum.Enum):
     HOST_COMPILER = "host-compiler"
     LINK = "link"
     NVRTC = "nvrtc"  # NVRTC's compile: its front end and NVVM in one call (its ptxas reports as ptxas)
+    CLANG = "clang"  # clang's front end (Sema), for the host and the device side alike
+    LLVM = "llvm"  # clang's back end: LLVM code generation ("error in backend")
+    CLANG_DRIVER = "clang-driver"  # clang's driver refusing its own command line
 
 
-# Expectation phases name a stage as the guide sees it; each maps onto observed phases.
+# Expectation phases name a stage as the guide sees it; each maps onto observed phases. clang has one front
+# end for both sides, so what the guide leaves to the CUDA front end or to the host compiler is its Sema's.
+
+
 PHASE_GROUPS: Mapping[str, frozenset[Phase]] = {
-    "front-end": frozenset({Phase.CUDAFE, Phase.CICC, Phase.NVRTC}),
+    "front-end": frozenset({Phase.CUDAFE, Phase.CICC, Phase.NVRTC, Phase.CLANG, Phase.LLVM}),
     "device-back-end": frozenset({Phase.PTXAS}),
     "device-link": frozenset({Phase.NVLINK}),
-    "host-compiler": frozenset({Phase.HOST_COMPILER}),
-    "host-preprocess": frozenset({Phase.HOST_PREPROCESS}),
+    "host-compiler": frozenset({Phase.HOST_COMPILER, Phase.CLANG, Phase.LLVM}),
+    "host-preprocess": frozenset({Phase.HOST_PREPROCESS, Phase.CLANG}),
     "link": frozenset({Phase.LINK}),
     **{p.value: frozenset({p}) for p in Phase},
 }
@@ -268,7 +282,9 @@ class Toolchain:
     host_version: str
     fingerprint: str
     name: str = ""
-    kind: str = "nvcc"  # or "nvrtc": ``nvcc`` is then the NVRTC library and there is no host compiler
+    kind: Compiler = Compiler.NVCC  # NVRTC: ``nvcc`` is the library, no host compiler; clang: ``nvcc`` is clang++
+    cuda_version: tuple[int, ...] = ()  # clang: the CUDA install it compiles against (conditions' ``nvcc``)
+    cuda_path: str = ""  # clang: that install's folder
 
     @property
     def version_str(self) -> str:
@@ -276,7 +292,7 @@ class Toolchain:
 
     @property
     def label(self) -> str:
-        return self.name or f"{self.kind}-{'.'.join(str(v) for v in self.version[:2])}"
+        return self.name or f"{self.kind.value}-{'.'.join(str(v) for v in self.version[:2])}"
 
 
 @dataclass(**FROZEN)
@@ -441,6 +457,7 @@ class Deviation:
     params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
     run: str = ""  # for runtime cases: the program's observed status (ExecStatus value)
     select: str = ""  # a hooks selector name: a test on the case's params
+    compiler: Compiler = Compiler.NVCC  # the one compiler whose items it covers
 
 
 @dataclass(**FROZEN)
@@ -493,7 +510,7 @@ class Record:
             "section": self.case.rule.section,
             "variant": self.case.variant.name,
             "config": {
-                "toolchain": tc.label, "fingerprint": tc.fingerprint, "nvcc": tc.nvcc,
+                "toolchain": tc.label, "compiler": tc.kind.value, "fingerprint": tc.fingerprint, "nvcc": tc.nvcc,
                 "nvcc_version": tc.version_str, "host_compiler": tc.host_compiler,
                 "host_version": tc.host_version, "std": self.config.std.value,
                 "arch": self.config.arch, "flags": list(self.config.flags),

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build.compile import classify
+from suitegen.build.nvcc import classify
 from suitegen.build.diagnostics import command_phase, parse
 from suitegen.model import Outcome, Phase
 

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from suitegen.build import registry
-from suitegen.build.compile import arch_flags
+from suitegen.build.nvcc import arch_flags
 from suitegen.build.toolchain import ToolchainError
 from suitegen.engine import matrix
 from suitegen.model import FlagSet, Profile

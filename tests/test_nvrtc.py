@@ -17,7 +17,7 @@ from suitegen.engine.item import run_one
 from suitegen.engine.options import RunOptions
 from suitegen.execute.gpus import detect_gpu
 from suitegen.execute.images import module_targets
-from suitegen.model import Config, Mode, Outcome, Phase, Std, Verdict
+from suitegen.model import Compiler, Config, Mode, Outcome, Phase, Std, Verdict
 from suitegen.oracle import loader
 
 RELEASE = "13.0.88"
@@ -71,7 +71,7 @@ def _case(session, rule, variant):
 
 def test_the_probe_names_the_release_and_kind(session, nvrtc_lib):
     (tc,) = session.toolchains
-    assert tc.kind == "nvrtc" and tc.version[:2] == (13, 0) and tc.label == "nvrtc-13.0"
+    assert tc.kind is Compiler.NVRTC and tc.version[:2] == (13, 0) and tc.label == "nvrtc-13.0"
     assert probe(nvrtc_lib).fingerprint == tc.fingerprint
     assert "nvrtc" in session.features[tc.fingerprint] and "host-gcc" not in session.features[tc.fingerprint]
 
@@ -85,7 +85,7 @@ def test_device_side_cases_are_judged_by_nvrtc(session):
                                 if c.rule.id == "execution-space-specifiers/device-callable-from-device-only"
                                 and c.variant.expectation.expect.value == "reject")
                     if r.result is not None and r.result.outcome is Outcome.REJECTED)
-    assert rejected.result.phase is Phase.NVRTC and nvrtc.is_command(rejected.result.commands[0])
+    assert rejected.result.phase is Phase.NVRTC and rejected.result.commands[0][1:3] == ("-m", "suitegen.build.nvrtc")
     accepted = [run_one(session, c, cfg) for c in session.cases if c.rule.id.startswith("device-memory-space/")
                 and c.variant.expectation.expect.value == "accept"][:6]
     assert any(r.judgement.verdict is Verdict.PASS and r.result.outcome.accepted for r in accepted)
@@ -105,7 +105,7 @@ def test_nvrtc_writes_a_cubin_or_ptx_module_for_its_target(nvrtc_lib, tmp_path):
     (tmp_path / "k.cu").write_text("__global__ void sg_kernel(int *out) { *out = 42; }\n")
     for arch, name, want in (("sm_90", "k.cubin", ["sm_90"]), ("compute_90", "k.ptx", ["compute_90"])):
         argv = nvrtc.command(nvrtc_lib, "c++17", arch, (), "k.cu", name)
-        result = build.run_nvcc(argv, tmp_path, timeout=120)
+        result = build.run_build(argv, tmp_path, 120, nvrtc.BACKEND)
         assert result.outcome is Outcome.ACCEPTED, result.output
         assert module_targets((tmp_path / name).read_bytes()) == want
     assert b"_Z9sg_kernelPi" in (tmp_path / "k.ptx").read_bytes()
@@ -115,7 +115,7 @@ def test_a_library_that_fails_is_a_toolchain_error_not_a_verdict(tmp_path):
     fake = tmp_path / "libnvrtc.so.13"
     fake.write_bytes(b"not a library")
     (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
-    result = build.run_nvcc(nvrtc.command(str(fake), "c++17", "sm_90", (), "k.cu", "k.cubin"), tmp_path, 60)
+    result = build.run_build(nvrtc.command(str(fake), "c++17", "sm_90", (), "k.cu", "k.cubin"), tmp_path, 60, nvrtc.BACKEND)
     assert result.outcome is Outcome.TOOLCHAIN_ERROR and "cannot load" in result.output
     with pytest.raises(ToolchainError, match="cannot load the NVRTC library"):
         probe(str(fake))
@@ -134,11 +134,16 @@ def test_deviations_belong_to_one_compiler(tmp_path, session):
     case = _case(session, rule, "neg-device-local")
     (nv,) = session.toolchains
     from suitegen.judge.verdicts import make_env
+    from suitegen.judge.deviations import covering
     env_rtc = make_env(_config(session), case, session.features[nv.fingerprint])
-    env_cc = dataclasses.replace(env_rtc, features=env_rtc.features - {"nvrtc"})
-    assert [d.when(env_rtc) for d in devs] == [True, False] and [d.when(env_cc) for d in devs] == [False, True]
-    (root / "deviations" / "x" / "bad.toml").write_text('compiler = "clang"\nwhen = "nvcc==13.0"\n')
-    with pytest.raises(loader.OracleError, match="compiler is nvcc"):
+    env_cc = dataclasses.replace(env_rtc, features=env_rtc.features - {"nvrtc"}, compiler=Compiler.NVCC)
+    env_clang = dataclasses.replace(env_cc, compiler=Compiler.CLANG)
+    assert [d.compiler for d in devs] == [Compiler.NVRTC, Compiler.NVCC]
+    exp = case.variant.expectation
+    assert covering(case, env_rtc, devs, exp) == devs[:1] and covering(case, env_cc, devs, exp) == devs[1:]
+    assert covering(case, env_clang, devs, exp) == [], "neither covers a third compiler's items"
+    (root / "deviations" / "x" / "bad.toml").write_text('compiler = "gcc"\nwhen = "nvcc==13.0"\n')
+    with pytest.raises(loader.OracleError, match="compiler is one of"):
         loader.load_deviations(root / "deviations" / "x" / "bad.toml", {})
 
 

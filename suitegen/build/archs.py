@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
+from suitegen.build import backends
 from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain
 
@@ -43,13 +43,8 @@ def _read(path: Path, toolchain: Toolchain) -> frozenset[str] | None:
 
 def _ask(toolchain: Toolchain) -> frozenset[str] | None:
     """Return the targets the toolchain lists (None: it could not be asked, so nothing is cached)."""
-    if toolchain.kind == "nvrtc":
-        argv = [[sys.executable, "-c", "import sys; from suitegen.build import nvrtc; "
-                 "print(*nvrtc.supported_archs(sys.argv[1]))", toolchain.nvcc]]
-    else:
-        argv = [[toolchain.nvcc, "--list-gpu-code"], [toolchain.nvcc, "--list-gpu-arch"]]
     found: set[str] = set()
-    for command in argv:
+    for command, words in backends.of(toolchain.kind).target_queries(toolchain):
         try:
             done = procs.run(command, timeout=PROBE_TIMEOUT)
         except OSError:
@@ -57,11 +52,7 @@ def _ask(toolchain: Toolchain) -> frozenset[str] | None:
         if done.timed_out:
             return None
         if done.returncode == 0:
-            words = done.output.split()
-            if toolchain.kind == "nvrtc":
-                found |= {f"{side}_{n}" for n in words if n.isdigit() for side in ("sm", "compute")}
-            else:
-                found |= {w for w in words if LISTED.fullmatch(w)}
+            found |= words(done.output)
     return frozenset(found)
 
 

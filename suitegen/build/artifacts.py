@@ -95,8 +95,11 @@ def has_device_code(files: Mapping[str, str]) -> bool:
     return any(DEVICE_CODE.search(text) for text in files.values())
 
 
-def problem(argv: Sequence[str], folder: Path, files: Mapping[str, str]) -> str | None:
-    """Return what is missing from an accepted build's output (one sentence), or None when it is there."""
+def problem(argv: Sequence[str], folder: Path, files: Mapping[str, str],
+            sections: Sequence[str] = MODULE_SECTIONS) -> str | None:
+    """Return what is missing from an accepted build's output (one sentence), or None when it is there
+    (``sections``: one of them must be in an object whose sources have device code; none for a compiler
+    that emits device code only where it is used)."""
     name = output_of(argv)
     if name is None:
         return "the command names no output file (-o)"
@@ -118,7 +121,7 @@ def problem(argv: Sequence[str], folder: Path, files: Mapping[str, str]) -> str 
     if kind == "object":
         if elf is None or elf.type != ET_REL:
             return f"{name} is not an ELF object"
-        if has_device_code(files) and not set(MODULE_SECTIONS) & set(elf.sections):
+        if sections and has_device_code(files) and not set(sections) & set(elf.sections):
             return f"{name} holds no device module (no .nv_fatbin section), though its sources have device code"
         return None
     if elf is None or elf.type not in (ET_EXEC, ET_DYN):
@@ -126,8 +129,8 @@ def problem(argv: Sequence[str], folder: Path, files: Mapping[str, str]) -> str 
     return None if os.access(path, os.X_OK) else f"{name} is not executable"
 
 
-def checked(argv: Sequence[str], files: Mapping[str, str]) -> str:
+def checked(argv: Sequence[str], files: Mapping[str, str], sections: Sequence[str] = MODULE_SECTIONS) -> str:
     """Return what ``problem`` found present for this command, as the build cache records it."""
     kind = expected(argv)
-    with_module = " with its device module" if kind == "object" and has_device_code(files) else ""
+    with_module = " with its device module" if kind == "object" and sections and has_device_code(files) else ""
     return f"{output_of(argv)}: {kind}{with_module}"

@@ -21,7 +21,8 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Sequence
 
-from suitegen.build.compile import cached_build, nvcc_argv
+from suitegen.build import backends
+from suitegen.build.compile import cached_build
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
 MEMBER_DIR = re.compile(r"^sg_b(\d+)$")
@@ -188,12 +189,12 @@ def translation_unit(cases: Sequence[Case]) -> str:
 
 
 def command(cases: Sequence[Case], config: Config) -> list[str]:
-    """Return the nvcc command line of a batch (the same as a single case's, on the batch's files)."""
+    """Return the command line of a batch (the same as a single case's, on the batch's files)."""
     case = cases[0]
-    files = list(batch_files(cases).values())
-    if case.variant.mode is Mode.COMPILE:
-        return [*nvcc_argv(config, case.variant.flags), "-c", *files, "-o", "batch.o"]
-    return [*nvcc_argv(config, case.variant.flags), *case.mode_flags, *files, "-o", "batch.out"]
+    out = "batch.o" if case.variant.mode is Mode.COMPILE else "batch.out"
+    return backends.of(config.toolchain.kind).build_command(config, case.variant.mode,
+                                                            (*case.variant.flags, *case.mode_flags),
+                                                            list(batch_files(cases).values()), out)
 
 
 def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,

@@ -1,50 +1,14 @@
-"""Runs nvcc on a case under a config and returns what happened; never judges."""
+"""Runs a compiler (its backend's command) on a case under a config and returns what happened; never judges."""
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import artifacts, cache, diagnostics, nvrtc
+from suitegen.build import artifacts, backends, cache
 from suitegen.model import Case, CompileResult, Config, Diagnostic, Mode, Outcome, Phase
-from suitegen.oracle.conditions import flag_features
 
 DEFAULT_TIMEOUT = 120.0
-
-
-def nvcc_argv(config: Config, case_flags: tuple[str, ...] = ()) -> list[str]:
-    """Return what every build under a config starts with: nvcc -v, the host compiler, -std, arch, flags."""
-    host = ["-ccbin", config.toolchain.host_compiler] if config.toolchain.host_compiler else []
-    return [config.toolchain.nvcc, "-v", *host, f"-std={config.std.value}", *arch_flags(config.arch),
-            *config.flags, *case_flags]
-
-
-def command(case: Case, config: Config) -> list[str]:
-    """Return the nvcc (or NVRTC) command line for a case, relative to its scratch folder."""
-    files = list(case.files)
-    mode = case.variant.mode
-    if config.toolchain.kind == "nvrtc":
-        return nvrtc.command(config.toolchain.nvcc, config.std.value, config.arch,
-                             (*config.flags, *case.variant.flags), files[0], nvrtc.output_name(config.arch))
-    argv = nvcc_argv(config, case.variant.flags)
-    if mode is Mode.COMPILE:
-        argv += ["-c", files[0], "-o", "main.o"]
-    elif mode is Mode.FATBIN:
-        argv += ["-fatbin", files[0], "-o", "main.fatbin"]
-    else:
-        argv += [*case.mode_flags, *files, "-o", "main.out"]
-    return argv
-
-
-def arch_flags(arch: str) -> list[str]:
-    """Return nvcc flags for an arch: -arch=sm_90, -arch=compute_90 (PTX only), or -gencode per target."""
-    if "+" not in arch:
-        return [f"-arch={arch}"]
-    out = []
-    for target in arch.split("+"):
-        num = target.split("_", 1)[1]
-        out += ["-gencode", f"arch=compute_{num},code={target}"]
-    return out
 
 
 def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT,
@@ -55,7 +19,7 @@ def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFA
     so only for builds whose product nobody runs), and store a fresh one. ``image``: also leave the
     object's device module in ``folder / MODULE`` (see ``cached_build``).
     """
-    argv = command(case, config)
+    argv = backends.command(case, config)
     return cached_build(config, argv, dict(case.files), folder, timeout, cached, image)
 
 
@@ -71,7 +35,9 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
     k = cache.key(config.toolchain, argv, files) if cached else None
     hit = cache.get(k) if k is not None else None
     if hit is not None:  # classified again from what the toolchain printed: a parser fix needs no rebuild
-        hit = replace(classify(list(hit.commands[0]), hit.exit_code, hit.output, hit.duration), cached=True)
+        again = backends.of(config.toolchain.kind).classify(list(hit.commands[0]), hit.exit_code, hit.output,
+                                                            hit.duration)
+        hit = replace(again, cached=True)
         if not (image and hit.outcome.accepted):
             return hit
         stored = cache.get_image(k)
@@ -81,13 +47,14 @@ def cached_build(config: Config, argv: list[str], files: dict[str, str], folder:
         # a hit without its module (stored before modules were kept): build again
     for name, text in files.items():
         (folder / name).write_text(text)
-    result = run_nvcc(argv, folder, timeout)
+    result = run_build(argv, folder, timeout, backends.of(config.toolchain.kind))
     found = None
     if result.outcome.accepted:
-        missing = artifacts.problem(argv, folder, files)
+        sections = backends.of(config.toolchain.kind).module_sections
+        missing = artifacts.problem(argv, folder, files, sections)
         result = without_evidence(result, missing) if missing else result
-        found = None if missing else artifacts.checked(argv, files)
-    data = _module(argv, folder, timeout) if image and result.outcome.accepted else None
+        found = None if missing else artifacts.checked(argv, files, sections)
+    data = backends.of(config.toolchain.kind).module(argv, folder, timeout) if image and result.outcome.accepted else None
     if data is not None:
         (folder / MODULE).write_bytes(data)
     if k is not None:
@@ -109,27 +76,6 @@ DLINKED = "dlink.o"
 DLINK_LOG = "dlink.log"  # what nvcc -dlink said when it made no module
 
 
-def _module(argv: list[str], folder: Path, timeout: float) -> bytes | None:
-    """Return the device module of an accepted build: the fatbin its object or program embeds (a program
-    with relocatable device code embeds its device-linked image there), or for a relocatable object
-    (``-rdc=true -c``, which embeds no loadable module) the one ``nvcc -dlink`` makes of it.
-
-    That device link ignores the object's record of which kernels its host code references: nvlink
-    otherwise drops the others (a value kernel, which only the driver launches) from the linked image."""
-    out = folder / argv[argv.index("-o") + 1]
-    if out.suffix in (".cubin", ".ptx"):  # NVRTC's output is the module
-        return out.read_bytes() if out.exists() else None
-    if "rdc" not in flag_features(argv) or "-c" not in argv:
-        return module_image(out)
-    head = [a for a in argv[:argv.index("-c")] if a != "-v"]
-    done = procs.run([*head, "-dlink", "-Xnvlink", "--ignore-host-info", out.name, "-o", DLINKED],
-                     timeout=timeout, cwd=folder)
-    if done.returncode == 0 and not done.timed_out:
-        return module_image(folder / DLINKED)
-    (folder / DLINK_LOG).write_text(done.output or f"nvcc -dlink exited {done.returncode}")
-    return None
-
-
 def module_image(binary: Path) -> bytes | None:
     """Return the device module an object or program embeds (its .nv_fatbin section), or None."""
     out = binary.with_suffix(".nv_fatbin")
@@ -144,54 +90,18 @@ def module_image(binary: Path) -> bytes | None:
 
 def program_path(case: Case, config: Config, folder: Path) -> Path | None:
     """Return the program (or, for fatbin cases, the module) a build produced; None for compile-only cases."""
-    mode = case.variant.mode
-    if mode is Mode.COMPILE:
-        return None
-    if config.toolchain.kind == "nvrtc":
-        return folder / nvrtc.output_name(config.arch)
-    return folder / ("main.fatbin" if mode is Mode.FATBIN else "main.out")
+    return None if case.variant.mode is Mode.COMPILE else backends.output_path(case, config, folder)
 
 
-def run_nvcc(argv: list[str], cwd: Path, timeout: float) -> CompileResult:
-    """Run one nvcc command (never through a shell) and classify what it did."""
+def run_build(argv: list[str], cwd: Path, timeout: float, backend: backends.Backend) -> CompileResult:
+    """Run one build command (never through a shell) and classify what it did."""
     try:
         done = procs.run(argv, timeout=timeout, cwd=cwd)
     except OSError as exc:
         return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVCC, exit_code=None,
                              diagnostics=(), commands=(tuple(argv),),
                              output=f"cannot run {argv[0]}: {exc.strerror or exc}", duration=0.0)
-    if done.timed_out:
+    if done.timed_out:  # what it printed before it was killed, in the stage it had reached
         text = done.output + f"\n[suitegen] killed after {timeout:g}s\n"
-        parsed = diagnostics.parse(text)
-        last = parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC
-        return CompileResult(outcome=Outcome.TIMED_OUT, phase=last, exit_code=None,
-                             diagnostics=parsed.diagnostics, commands=(tuple(argv),), output=text,
-                             duration=done.duration)
-    return classify(argv, done.returncode, done.output, done.duration)
-
-
-def classify(argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
-    """Turn nvcc's exit status and output into a CompileResult."""
-    parsed = diagnostics.parse(text)
-    diags = parsed.diagnostics
-    phase = parsed.failed_phase
-    if returncode == nvrtc.LIBRARY_FAILED and nvrtc.is_command(argv):
-        # the NVRTC library did not load, or refused an option: not a verdict on the code
-        return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVRTC, exit_code=returncode,
-                             diagnostics=diags, commands=(tuple(argv),), output=text, duration=duration)
-    if returncode == 0:
-        warned = any(d.severity == "warning" for d in diags)
-        outcome = Outcome.ACCEPTED_WITH_WARNINGS if warned else Outcome.ACCEPTED
-        phase = None
-    elif returncode < 0 or parsed.crash:
-        outcome = Outcome.CRASHED
-        phase = phase or (parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC)
-    else:
-        if phase is None:
-            errors = [d for d in diags if d.severity in ("error", "fatal")]
-            phase = errors[-1].phase if errors else (
-                parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC)
-        # nvcc refusing its own command line (unknown option, arch, -std) is not a verdict on the code.
-        outcome = Outcome.TOOLCHAIN_ERROR if phase is Phase.NVCC else Outcome.REJECTED
-    return CompileResult(outcome=outcome, phase=phase, exit_code=returncode, diagnostics=diags,
-                         commands=(tuple(argv),), output=text, duration=duration)
+        return replace(backend.classify(argv, 1, text, done.duration), outcome=Outcome.TIMED_OUT, exit_code=None)
+    return backend.classify(argv, done.returncode, done.output, done.duration)

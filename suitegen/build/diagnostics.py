@@ -89,7 +89,7 @@ def parse(output: str) -> ParsedOutput:
             failed_phase, failed_code = phase, int(m.group("code"), 16)
             crash |= failed_code in SIGNAL_CODES
             continue
-        diag = _diagnostic(line, phase)
+        diag = diagnostic(line, phase)
         if diag is not None:
             diags.append(diag)
             crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower()
@@ -100,7 +100,8 @@ def parse(output: str) -> ParsedOutput:
                         failed_code=failed_code, crash=crash)
 
 
-def _diagnostic(line: str, phase: Phase) -> Diagnostic | None:
+def diagnostic(line: str, phase: Phase) -> Diagnostic | None:
+    """Return the diagnostic one output line holds, printed during ``phase``, or None."""
     m = EDG.match(line)
     if m:
         sev = m["sev"].lower()

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from suitegen import hooks, procs
-from suitegen.build import artifacts
+from suitegen.build import artifacts, backends
 from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain
 
@@ -79,14 +79,14 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
         def present(name: str) -> bool:
             source = hooks.get("feature", name)()
             (Path(tmp) / f"{name}.cu").write_text(source)
-            argv = [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", f"{name}.cu",
-                    "-o", f"{name}.o"]
+            argv = backends.of(toolchain.kind).probe_command(toolchain, f"{name}.cu", f"{name}.o")
             try:
                 done = procs.run(argv, timeout=PROBE_TIMEOUT, cwd=tmp)
             except OSError:
                 return False
             return (not done.timed_out and done.returncode == 0
-                    and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source}) is None)
+                    and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source},
+                                          backends.of(toolchain.kind).module_sections) is None)
         names = hooks.names("feature")
         with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:  # side by side
             found = {name for name, yes in zip(names, pool.map(present, names)) if yes}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from suitegen import procs
 from suitegen.build import artifacts, cache, nvrtc
-from suitegen.model import FROZEN, Toolchain
+from suitegen.model import FROZEN, Compiler, Toolchain
 
 BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
 
@@ -39,7 +39,9 @@ class DeviceBuild:
         """Return the nvcc (or NVRTC) command that builds ``source`` into ``out``; raises ValueError for a
         build NVRTC has no option for."""
         target = self.target
-        if toolchain.kind == "nvrtc":
+        if toolchain.kind is Compiler.CLANG:
+            raise ValueError(f"build {self.name}: suitegen fuzz builds with nvcc or NVRTC, not clang")
+        if toolchain.kind is Compiler.NVRTC:
             flags = ["-Xptxas=-O0" if f == "-O0" and p == "-Xptxas" else f
                      for p, f in zip(("", *self.flags), self.flags) if f != "-Xptxas"]
             missing = [f for f in (*BASE_FLAGS[1:], *flags) if f not in nvrtc.OPTIONS]

@@ -18,7 +18,9 @@ import re
 import sys
 from pathlib import Path
 
-from suitegen.model import Case, Config, Mode
+from typing import Iterable, Sequence
+
+from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Outcome, Phase, Toolchain
 
 LIBRARY = re.compile(r"libnvrtc\.so(\.\d+)*$")
 # nvcc flags of a config or case -> the NVRTC option that means the same. NVRTC 13.0 refuses
@@ -46,11 +48,6 @@ def command(lib: str, std: str, arch: str, flags: tuple[str, ...], source: str, 
     """Return the build command for one file (see the module docstring)."""
     return [sys.executable, "-m", "suitegen.build.nvrtc", lib, f"-std={std}", f"-arch={arch}",
             *(OPTIONS[f] for f in flags), source, "-o", out]
-
-
-def is_command(argv) -> bool:
-    """Whether a build command is this module's (an NVRTC build)."""
-    return list(argv[1:3]) == ["-m", "suitegen.build.nvrtc"]
 
 
 def output_name(arch: str) -> str:
@@ -147,6 +144,55 @@ def main(argv: list[str]) -> int:
     data = _text(nvrtc, prog, *kind)
     Path(out).write_bytes(data.rstrip(b"\0") if out.endswith(".ptx") else data)
     return 0
+
+
+class Nvrtc:
+    """NVRTC: one file of device code for one target, built in a process of its own (see the module)."""
+
+    kind = Compiler.NVRTC
+    batches = False  # one program per process
+    same_messages = True  # its front end is nvcc's
+    module_sections = ()  # it writes no object
+
+    def owns(self, path: str) -> bool:
+        return is_library(path)
+
+    def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
+        from suitegen.build import toolchain
+        return toolchain.probe_nvrtc(path, name)
+
+    def output(self, mode: Mode, config: Config) -> str:
+        return output_name(config.arch)
+
+    def build_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str],
+                      out: str) -> list[str]:
+        return command(config.toolchain.nvcc, config.std.value, config.arch, (*config.flags, *flags), files[0], out)
+
+    def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
+        from suitegen.build import diagnostics, nvcc
+        if returncode == LIBRARY_FAILED:  # the library did not load, or refused an option: not a verdict
+            return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVRTC, exit_code=returncode,
+                                 diagnostics=diagnostics.parse(text).diagnostics, commands=(tuple(argv),),
+                                 output=text, duration=duration)
+        return nvcc.classify(argv, returncode, text, duration)  # its log reads as nvcc's (see main)
+
+    def out_of_scope(self, case: Case, config: Config) -> str | None:
+        return out_of_scope(case, config)
+
+    def module(self, argv: list[str], folder: Path, timeout: float) -> bytes | None:
+        out = folder / argv[argv.index("-o") + 1]  # NVRTC's output is the module
+        return out.read_bytes() if out.exists() else None
+
+    def features(self, toolchain: Toolchain) -> frozenset[str]:
+        return frozenset({"nvrtc"})  # no host compiler, and the feature probes are nvcc builds
+
+    def target_queries(self, toolchain: Toolchain):
+        ask = [sys.executable, "-c", "import sys; from suitegen.build import nvrtc; "
+               "print(*nvrtc.supported_archs(sys.argv[1]))", toolchain.nvcc]
+        return [(ask, lambda text: {f"{side}_{n}" for n in text.split() if n.isdigit() for side in ("sm", "compute")})]
+
+
+BACKEND = Nvrtc()
 
 
 if __name__ == "__main__":

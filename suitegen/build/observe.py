@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build.compile import arch_flags
+from suitegen.build.nvcc import arch_flags
 from suitegen.build.toolchain import cache_root
 from suitegen.model import ObservedConfig, Std, Toolchain, arch_number, digest
 from suitegen.oracle.conditions import flag_features

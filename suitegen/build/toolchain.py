@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
-from suitegen.build import nvrtc
-from suitegen.model import Toolchain, digest
+from suitegen.build import backends
+from suitegen.model import Compiler, Toolchain, digest
 
 PROBE_TIMEOUT = 60
 
@@ -41,8 +41,8 @@ def discover(paths: Sequence[str] = (), env: dict | None = None) -> list[str]:
 
 def _nvcc_in(path: str) -> str:
     p = Path(path)
-    if nvrtc.is_library(path):
-        return path
+    if backends.owning(path).kind is not Compiler.NVCC:
+        return shutil.which(path) or path
     if p.is_dir():
         for candidate in (p / "nvcc", p / "bin" / "nvcc"):
             if candidate.exists():
@@ -159,10 +159,13 @@ def _host_hash(host: str) -> str:
     return digest(parts)
 
 
-def probe(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
-    """Probe one nvcc and its host compiler (or an NVRTC library); raise ToolchainError if unusable."""
-    if nvrtc.is_library(nvcc):
-        return probe_nvrtc(nvcc, name)
+def probe(path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
+    """Probe one compiler (its backend's probe); raise ToolchainError if it is unusable."""
+    return backends.owning(path).probe(path, name, host_flags)
+
+
+def probe_nvcc(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
+    """Probe one nvcc and its host compiler; raise ToolchainError if unusable."""
     path = Path(nvcc).resolve()
     if not path.is_file():
         raise ToolchainError(f"nvcc not found: {nvcc}")
@@ -197,7 +200,7 @@ def probe_nvrtc(lib: str, name: str = "") -> Toolchain:
     hashes = {f.name: _file_hash(f) for f in sorted(path.parent.glob("libnvrtc*.so*")) if f.is_file()}
     text = f"NVRTC {'.'.join(map(str, version))} ({path})"
     return Toolchain(nvcc=str(path), version=version, version_text=text, host_compiler="", host_version="",
-                     fingerprint=digest(hashes, text), name=name, kind="nvrtc")
+                     fingerprint=digest(hashes, text), name=name, kind=Compiler.NVRTC)
 
 
 def cache_root() -> Path:
@@ -207,26 +210,26 @@ def cache_root() -> Path:
 
 
 def machine_features(toolchain: Toolchain) -> frozenset[str]:
-    """Return the detected features of this machine and toolchain (never set by the user).
-
-    Platform and host-compiler features come from here; the probed ones from ``build.features``.
-    """
-    from suitegen.build import features
+    """Return the detected features of this machine and toolchain (never set by the user): the platform's,
+    and the compiler's own (its backend's: the host compiler and the probed features, for nvcc)."""
     feats = set()
     system = platform.system().lower()
     feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
     arch = platform.machine().lower()
     feats.add({"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch))
-    if toolchain.kind == "nvrtc":
-        return frozenset(feats | {"nvrtc"})  # no host compiler, and the feature probes are nvcc builds
+    return frozenset(feats) | backends.of(toolchain.kind).features(toolchain)
+
+
+def host_features(toolchain: Toolchain) -> frozenset[str]:
+    """Return the host-compiler feature of a toolchain that drives one (host-gcc, host-clang, ...)."""
     host = Path(toolchain.host_compiler).name.lower()
     version = toolchain.host_version.lower()
     if "clang" in host or "clang" in version:
-        feats.add("host-clang")
-    elif host in ("cl", "cl.exe"):
-        feats.add("host-msvc")
-    elif host.startswith(("icc", "icpc", "icpx")):
-        feats.add("host-icc")
-    elif "g++" in host or "gcc" in host or "gcc" in version or "g++" in version:
-        feats.add("host-gcc")
-    return frozenset(feats) | features.detected_features(toolchain)
+        return frozenset({"host-clang"})
+    if host in ("cl", "cl.exe"):
+        return frozenset({"host-msvc"})
+    if host.startswith(("icc", "icpc", "icpx")):
+        return frozenset({"host-icc"})
+    if "g++" in host or "gcc" in host or "gcc" in version or "g++" in version:
+        return frozenset({"host-gcc"})
+    return frozenset()

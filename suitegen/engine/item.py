@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from suitegen import hooks, procs
-from suitegen.build import batch
+from suitegen.build import backends, batch
 from suitegen.build.compile import DLINK_LOG, MODULE, compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute import host_values
@@ -17,7 +17,7 @@ from suitegen.execute.programs import run_members, run_program
 from suitegen.judge.behaviour import loads, value_run, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, Twin, expectation_for, make_env, prepare, valid_dialects, verdict
-from suitegen.model import (Case, Config, Deviation, ExecResult, ExecStatus, Expect, Judgement, Mode, Outcome, Phase,
+from suitegen.model import (Case, Compiler, Config, Deviation, ExecResult, ExecStatus, Expect, Judgement, Mode, Outcome, Phase,
                             Record, Verdict, digest)
 
 BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
@@ -72,7 +72,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     configs: dict[tuple, Config] = {}
     out: list[Unit] = []
     for case, config in items:
-        batched = batching and config.toolchain.kind == "nvcc" and batch.batchable(case)  # NVRTC: one per process
+        batched = batching and backends.of(config.toolchain.kind).batches and batch.batchable(case)
         side = expected_side(case, config, deviations) if batched else None
         if side is not None:
             key = (*batch.group_key(case, config), side)
@@ -114,7 +114,7 @@ def _gpu_check(session: Session, case: Case, prep: Preparation, config: Config) 
     if loads(case, prep.expectation, config.flags):
         return "load"
     where = value_run(case, prep.expectation)
-    return None if where == "host" and config.toolchain.kind == "nvrtc" else where  # NVRTC builds no host code
+    return None if where == "host" and config.toolchain.kind is Compiler.NVRTC else where  # NVRTC builds no host code
 
 
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):

@@ -271,7 +271,7 @@ def _raise_stop(signum, frame) -> None:
 def unit_kind(unit) -> str:
     """Return what a unit's cost is estimated by: batch or single, the toolchain's kind, the build mode."""
     shape = "batch" if len(unit.cases) > 1 else "single"
-    return f"{shape} {unit.config.toolchain.kind} {unit.cases[0].variant.mode.value}"
+    return f"{shape} {unit.config.toolchain.kind.value} {unit.cases[0].variant.mode.value}"
 
 
 def _timed(estimate: Estimate, key: int, session: Session, unit, defer):

@@ -17,7 +17,7 @@ from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
-from suitegen.model import Case, Config, ObservedConfig, Std, Toolchain, arch_number
+from suitegen.model import Case, Compiler, Config, ObservedConfig, Std, Toolchain, arch_number
 from suitegen.oracle import loader as oracle_mod
 
 
@@ -37,15 +37,15 @@ class Session:
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:
         """Return what a build of this case's kind under this config does (probed once, see build.observe);
-        None for NVRTC, whose options name the dialect and target it compiles for."""
-        if config.toolchain.kind == "nvrtc":
+        None for another compiler than nvcc, whose options name the dialect and target it compiles for."""
+        if config.toolchain.kind is not Compiler.NVCC:
             return None
         return observe.observe(config.toolchain, config.std, config.arch, build_flags(config, case),
                                timeout=self.options.timeout)
 
     def unhonoured(self, config: Config, case: Case) -> str | None:
         """Return how the toolchain departs from the config for this case, or None if it honours it."""
-        if config.toolchain.kind == "nvrtc":
+        if config.toolchain.kind is not Compiler.NVCC:
             return None
         return observe.mismatch(self.observed(config, case), config.std, config.arch, build_flags(config, case))
 
@@ -158,7 +158,7 @@ def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = No
         out.append(tc_mod.probe(nvcc, name=name, host_flags=["-ccbin", host] if host else ()))
     labels = [t.label for t in out]
     if len(set(labels)) < len(labels):  # same minor version twice: tell them apart by full version
-        out = [replace(t, name=t.name or f"{t.kind}-{t.version_str}") for t in out]
+        out = [replace(t, name=t.name or f"{t.kind.value}-{t.version_str}") for t in out]
     labels = [t.label for t in out]
     # same version twice (two wrappers, two installs): by fingerprint, so that JUnit names, history columns
     # and reproducer folders stay apart

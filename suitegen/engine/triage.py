@@ -20,7 +20,7 @@ from pathlib import Path
 from suitegen import procs
 from suitegen.build import modules
 from suitegen.execute import host_check
-from suitegen.model import digest
+from suitegen.model import Compiler, digest
 from suitegen.synth import emit, ir, populate, reduce, textual
 
 
@@ -230,7 +230,7 @@ def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
 def standalone_runs(campaign, text: str, bad: str, good: str | None) -> dict[str, str]:
     """Build the reproducer file itself under the bad and the good build (nvcc), run each, and return what
     each printed last (``WRONG n`` or ``OK``): what a user who runs its commands sees."""
-    if campaign.runner is None or campaign.tc.kind == "nvrtc" or "host-" in bad + (good or ""):
+    if campaign.runner is None or campaign.tc.kind is Compiler.NVRTC or "host-" in bad + (good or ""):
         return {}
     out = {}
     for name in filter(None, (bad, good)):
@@ -320,7 +320,7 @@ def _commands(campaign, bad: str, good: str | None) -> list[str]:
         b = next(x for x in campaign.builds if x.name == name)
         flags = " ".join(b.nvcc_flags())
         out.append(f"nvcc {flags} repro.cu -o repro-{name} && ./repro-{name}   # {name}")
-    if campaign.tc.kind == "nvrtc":  # the reproducer is a whole program: NVRTC compiles only device code
+    if campaign.tc.kind is Compiler.NVRTC:  # the reproducer is a whole program: NVRTC compiles only device code
         out.insert(0, f"# found with NVRTC {campaign.tc.version_str} ({campaign.tc.nvcc}) building the kernels; "
                       "the reproducer is a whole program, so build it with nvcc of the same release:")
     return out

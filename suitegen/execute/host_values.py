@@ -12,8 +12,8 @@ from typing import Sequence
 
 from suitegen import procs
 from suitegen.build.batch import member_namespace
-from suitegen.build.compile import nvcc_argv
-from suitegen.model import Config, ExecResult, ExecStatus
+from suitegen.build import backends
+from suitegen.model import Config, ExecResult, ExecStatus, Mode
 
 DRIVER = "sg_value_main.cu"
 PROGRAM = "sg_value.out"
@@ -43,8 +43,8 @@ def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int 
     program, or the result every member's check gets when it does not link (TIMED_OUT or FAILED)."""
     folder = obj.parent
     (folder / DRIVER).write_text(driver(members))
-    argv = [*nvcc_argv(config, tuple(flags)), obj.name, DRIVER, "-o", PROGRAM]
-    argv.remove("-v")
+    argv = [a for a in backends.of(config.toolchain.kind).build_command(config, Mode.LINK, flags, [obj.name, DRIVER],
+                                                                         PROGRAM) if a != "-v"]
     done = procs.run(argv, timeout=timeout, cwd=folder)
     if done.timed_out or done.returncode != 0:
         why = done.output[-2000:] or f"nvcc exited {done.returncode}"

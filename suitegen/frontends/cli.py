@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     dif = sub.add_parser("diff", help="compare two runs case by case; exit 1 on regressions")
     dif.add_argument("before", help="run id or folder (or a baseline .json)")
     dif.add_argument("after", help="run id or folder")
-    dif.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    dif.add_argument("--format", choices=["table", "markdown", "json", "sections"], default="table",
+                     help="sections: per section, which of the two follows the guide (two compilers, say)")
 
     his = sub.add_parser("history", help="a support table across toolchains (page and markdown): run one "
                          "profile over several toolchains, or collect existing runs")
@@ -252,7 +253,7 @@ def hooks_command(args) -> int:
 def generate_command(args) -> int:
     import time
 
-    from suitegen.build.compile import command
+    from suitegen.build.backends import command
     from suitegen.cases.compose import DEFAULT_SEED, corpus
     from suitegen.cases.corpus import write_corpus
     from suitegen.engine.session import configs_for, load_rules
@@ -351,7 +352,8 @@ def diff_command(args) -> int:
     before, a = load_results(args.before)
     after, b = load_results(args.after)
     d = diff.compare(before, after)
-    render = {"table": diff.as_table, "markdown": diff.as_markdown, "json": diff.as_json}[args.format]
+    render = {"table": diff.as_table, "markdown": diff.as_markdown, "json": diff.as_json,
+              "sections": diff.as_sections}[args.format]
     print(render(d, a, b))
     return EXIT_FAIL if d.regressions else EXIT_OK
 

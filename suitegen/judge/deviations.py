@@ -39,7 +39,7 @@ def covering(case: Case, env, deviations: Iterable[Deviation], exp: Expectation)
     """Return the recorded deviations that cover this case under this env and contradict its expectation."""
     names = _names(case)
     return [dev for dev in deviations
-            if dev.rule == case.rule.id and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
+            if dev.rule == case.rule.id and dev.compiler is env.compiler and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
             and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp, case.variant.value is not None)
             and (not dev.select or hooks.get("selector", dev.select)(case.variant.params))]
 

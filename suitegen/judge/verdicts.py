@@ -13,10 +13,10 @@ from pathlib import PurePath
 from typing import Callable, Iterable
 
 from suitegen import hooks
-from suitegen.build import nvrtc
+from suitegen.build import backends, nvrtc
 from suitegen.execute.images import loaded_code
 from suitegen.judge import deviations as devs
-from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
+from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Compiler, Config, Deviation, Diagnostic, ExecResult,
                             ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Verdict)
 from suitegen.oracle.conditions import Env, flag_features
 
@@ -41,7 +41,10 @@ def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     cc = next((tuple(int(x) for x in f.removeprefix(GPU_CC).split(".")) for f in feats if f.startswith(GPU_CC)), None)
     if cc is not None and not loaded_code(config.arch.split("+"), cc).startswith("SASS"):
         feats.add("driver-jit")
-    return Env(std=config.std, arch=config.arch, nvcc=config.toolchain.version, features=frozenset(feats))
+    tc = config.toolchain
+    clang = tc.kind is Compiler.CLANG
+    return Env(std=config.std, arch=config.arch, nvcc=tc.cuda_version if clang else tc.version,
+               features=frozenset(feats), compiler=tc.kind, clang=tc.version if clang else ())
 
 
 def unsupported_reason(case: Case, env: Env) -> str | None:
@@ -53,9 +56,9 @@ def unsupported_reason(case: Case, env: Env) -> str | None:
 
 
 def unsupported_here(case: Case, config: Config, env: Env) -> str | None:
-    """Return why an item is not judged under a config: the rule's conditions, or (for NVRTC) the case is
-    outside what NVRTC compiles; None if it is judged."""
-    return unsupported_reason(case, env) or (nvrtc.out_of_scope(case, config) if "nvrtc" in env.features else None)
+    """Return why an item is not judged under a config: the rule's conditions, or the case is outside what
+    the compiler can judge (NVRTC's device code only, say); None if it is judged."""
+    return unsupported_reason(case, env) or backends.of(env.compiler).out_of_scope(case, config)
 
 
 @dataclass(**FROZEN)
@@ -107,9 +110,10 @@ def prepare(case: Case, config: Config, features: Iterable[str],
     return Preparation(env=env, expectation=exp)
 
 
-def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...]) -> bool:
-    """Return whether a diagnostic is the one the expectation asks for."""
-    if diag.severity not in severities or not re.search(exp.diagnostic or "", diag.message, re.I):
+def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...], by_message: bool = True) -> bool:
+    """Return whether a diagnostic is the one the expectation asks for (``by_message``: its message matches the
+    expectation's; else, for a compiler worded otherwise than nvcc, by severity, phase and line alone)."""
+    if diag.severity not in severities or (by_message and not re.search(exp.diagnostic or "", diag.message, re.I)):
         return False
     if exp.phase is not None and diag.phase not in PHASE_GROUPS[exp.phase]:
         return False
@@ -130,14 +134,15 @@ def _said(diag: Diagnostic) -> tuple:
     return diag.severity, diag.number, diag.message
 
 
-def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None) -> tuple[Verdict, str]:
+def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None,
+               by_message: bool) -> tuple[Verdict, str]:
     """Return the verdict on a diagnose expectation: a matching diagnostic (an error where the build was rejected,
     else a warning) that the same program does not also get in a dialect where it is valid."""
     out = result.outcome
     severities = ("error", "fatal") if not out.accepted else ("warning",)
     where = f" at {case.main_file}:{case.violation_line}" if exp.check_line and case.violation_line else ""
     wanted = f"expected a diagnostic ({exp.phase}: /{exp.diagnostic}/{where}), "
-    matched = [d for d in result.diagnostics if matches(d, exp, case, severities)]
+    matched = [d for d in result.diagnostics if matches(d, exp, case, severities, by_message)]
     if not matched:
         got = _first(result.diagnostics, severities)
         return Verdict.FAIL, wanted + (f"rejected for another reason: {got}" if not out.accepted
@@ -156,9 +161,10 @@ def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin |
         f"; not given under {twin.std.value}, where the program is valid)" if twin is not None else ")")
 
 
-def compare(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None = None) -> tuple[Verdict, str]:
+def compare(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None = None,
+            by_message: bool = True) -> tuple[Verdict, str]:
     """Return (PASS or FAIL or UNRESOLVED, reason) for a compile result against an expectation (``twin``: for a
-    diagnose expectation, the same program built where it is valid)."""
+    diagnose expectation, the same program built where it is valid; ``by_message``: see ``matches``)."""
     out = result.outcome
     if out.infrastructure:
         phase = result.phase.value if result.phase else "nvcc"
@@ -173,15 +179,15 @@ def compare(exp: Expectation, case: Case, result: CompileResult, twin: Twin | No
             warn = _first(result.diagnostics, ("warning",))
             return Verdict.FAIL, f"expected rejection ({exp.phase}: /{exp.diagnostic}/{where}), accepted" + (
                 f" with warning {warn}" if out is Outcome.ACCEPTED_WITH_WARNINGS else "")
-        if any(matches(d, exp, case, ("error", "fatal")) for d in result.diagnostics):
+        if any(matches(d, exp, case, ("error", "fatal"), by_message) for d in result.diagnostics):
             return Verdict.PASS, "rejected as expected"
         return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
                               f"{where}): {_first(result.diagnostics)}")
     if exp.expect is Expect.DIAGNOSE:
-        return _diagnosed(exp, case, result, twin)
+        return _diagnosed(exp, case, result, twin, by_message)
     if not out.accepted:  # WARN
         return Verdict.FAIL, f"expected a warning, rejected: {_first(result.diagnostics)}"
-    if any(matches(d, exp, case, ("warning",)) for d in result.diagnostics):
+    if any(matches(d, exp, case, ("warning",), by_message) for d in result.diagnostics):
         return Verdict.PASS, "warned as expected"
     return Verdict.FAIL, f"expected warning /{exp.diagnostic}/{where}, got: {_first(result.diagnostics, ('warning',))}"
 
@@ -234,10 +240,10 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     exp = prep.expectation
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
-    if "nvrtc" in prep.env.features and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
+    if prep.env.compiler is Compiler.NVRTC and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
         return Judgement(verdict=Verdict.UNSUPPORTED, reason="NVRTC compiles device code only: "
                          "it reports this case's host code (a host function or variable)")
-    verdict_, why = compare(exp, case, result, twin)
+    verdict_, why = compare(exp, case, result, twin, backends.of(prep.env.compiler).same_messages)
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
     # a crash is UNRESOLVED unless a deviation records it (a known internal error): then XFAIL

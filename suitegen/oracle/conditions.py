@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from suitegen import hooks
-from suitegen.model import FROZEN, Std, arch_number
+from suitegen.model import FROZEN, Compiler, Std, arch_number
 
 # nvcc flags that switch a feature on; the feature is what conditions name.
 FLAG_FEATURES = {
@@ -36,6 +36,7 @@ FIXED_FEATURES = frozenset({
     "host-gcc", "host-clang", "host-msvc", "host-icc",
     "gpu", "whole-program",
     "nvrtc",  # the toolchain is NVRTC (device code compiled at run time), not nvcc
+    "clang",  # the toolchain is clang (LLVM's CUDA support), not nvcc
     "ptx-only",  # every target of the arch is compute_XX: no SASS, so no ptxas and no device link at build time
     "driver-jit",  # this machine's GPU runs no SASS target of the arch: its driver JIT-compiles the PTX
     *FLAG_FEATURES.values(),
@@ -45,7 +46,7 @@ OPS: dict[str, Callable] = {
     ">=": operator.ge, "<=": operator.le, "==": operator.eq,
     "!=": operator.ne, ">": operator.gt, "<": operator.lt,
 }
-PARAMETERS = ("std", "arch", "nvcc")
+PARAMETERS = ("std", "arch", "nvcc", "clang")
 TOKEN = re.compile(r"\s*(&&|\|\||!=|>=|<=|==|[!()<>]|[A-Za-z0-9_.+\-]+)")
 
 
@@ -65,8 +66,10 @@ class Env:
 
     std: Std
     arch: str
-    nvcc: tuple[int, ...]
+    nvcc: tuple[int, ...]  # the CUDA release: nvcc's or NVRTC's, or the install clang compiles against
     features: frozenset[str] = field(default_factory=frozenset)
+    compiler: Compiler = Compiler.NVCC
+    clang: tuple[int, ...] = ()  # clang's own version, where the compiler is clang
 
 
 def flag_features(flags) -> set[str]:
@@ -86,8 +89,9 @@ def parse_version(text: str) -> tuple[int, ...]:
 
 
 def _compare_versions(op: str, have: tuple[int, ...], want: tuple[int, ...]) -> bool:
-    # '13.0' names every 13.0.x: compare only as many components as the condition gives.
-    return OPS[op](have[: len(want)], want)
+    # '13.0' names every 13.0.x: compare only as many components as the condition gives. A version the
+    # env lacks (``clang`` where the compiler is not clang) satisfies no comparison.
+    return bool(have) and OPS[op](have[: len(want)], want)
 
 
 @dataclass(**FROZEN)
@@ -184,9 +188,9 @@ def _comparison(text: str, name: str, op: str, value: str):
         if name == "arch":
             num = arch_number(value) if not value.isdigit() else int(value)
             return lambda env: cmp(arch_number(env.arch), num)
-        if name == "nvcc":
+        if name in ("nvcc", "clang"):
             ver = parse_version(value)
-            return lambda env: _compare_versions(op, env.nvcc, ver)
+            return lambda env: _compare_versions(op, getattr(env, name), ver)
     except ValueError as exc:
         raise ConditionError(f"in condition {text!r}: {exc}") from None
     raise ConditionError(f"in condition {text!r}: {name!r} cannot be compared "

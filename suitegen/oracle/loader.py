@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from suitegen import hooks, resources
-from suitegen.model import (FILE_NAME, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Deviation, Expect, Expectation, Mode,
+from suitegen.model import (FILE_NAME, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
                             Outcome, Rule, Variant, safe_file_name)
 from suitegen.oracle import conditions
 
@@ -398,11 +398,11 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
     if not isinstance(default_when, str):
         raise OracleError(path, "a deviations file needs when = \"nvcc==X.Y\" (its toolchain range)",
                           field="when")
-    compiler = data.get("compiler", "nvcc")
-    if compiler not in ("nvcc", "nvrtc"):
-        raise OracleError(path, "compiler is nvcc (the default) or nvrtc", field="compiler")
-    # a deviation is one compiler's: nvcc's never cover NVRTC's items, nor NVRTC's nvcc's
-    default_when = f"({default_when}) && {'' if compiler == 'nvrtc' else '!'}nvrtc"
+    try:  # a deviation is one compiler's: nvcc's never cover NVRTC's or clang's items, nor theirs nvcc's
+        compiler = Compiler(data.get("compiler", "nvcc"))
+    except ValueError:
+        raise OracleError(path, f"compiler is one of {[c.value for c in Compiler]} (default nvcc)",
+                          field="compiler") from None
     out = []
     for raw in data.get("deviation", []):
         rid = raw.get("rule")
@@ -443,5 +443,5 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         out.append(Deviation(rule=rid, variants=tuple(variants), params=params, run=run, select=select,
                              when=_condition(when_text, path, rid, "when"), observed=observed,
                              diagnostic=raw["diagnostic"], seen=raw["seen"], match=match, note=raw.get("note", ""),
-                             source_file=str(path)))
+                             source_file=str(path), compiler=compiler))
     return out

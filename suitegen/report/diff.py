@@ -79,12 +79,26 @@ class Change:
 ORDER = ["regression", "fix", "verdict", "phase", "diagnostic", "runtime", "unrecorded", "new", "vanished"]
 
 
+SIDES = ("both", "before only", "after only", "neither")  # which of the two follows the guide
+UNJUDGED = ("UNSUPPORTED", "UNRESOLVED")
+
+
+def side(before: str, after: str) -> str | None:
+    """Return which of two verdicts on one item follows the guide (PASS), or None where either is not judged."""
+    if before in UNJUDGED or after in UNJUDGED:
+        return None
+    a, b = before == "PASS", after == "PASS"
+    return SIDES[0] if a and b else SIDES[1] if a else SIDES[2] if b else SIDES[3]
+
+
 @dataclass
 class Diff:
-    """All changes between two result sets, regressions first."""
+    """All changes between two result sets, regressions first; and per section, which of the two follows the
+    guide on the items both judged (two compilers on one matrix, or two releases)."""
 
     changes: list[Change] = field(default_factory=list)
     compared: int = 0
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def regressions(self) -> list[Change]:
@@ -107,6 +121,10 @@ def compare(before: Iterable[Mapping], after: Iterable[Mapping]) -> Diff:
                                        old and signature(old), new and signature(new)))
             continue
         s_old, s_new = signature(old), signature(new)
+        who = side(old["verdict"], new["verdict"])
+        if who is not None:
+            counts = diff.sections.setdefault(old.get("section") or rule.split("/", 1)[0], dict.fromkeys(SIDES, 0))
+            counts[who] += 1
         for kind in _kinds(s_old, s_new):
             diff.changes.append(Change(kind, k, rule, s_old, s_new))
     diff.changes.sort(key=lambda c: (ORDER.index(c.kind), c.key))
@@ -159,6 +177,23 @@ def as_markdown(diff: Diff, a: str, b: str, limit: int = 500) -> str:
             lines.append(f"| {c.kind} | `{c.key[0]}` | {' '.join(p for p in c.key[1:] if p)} | {detail} |")
         if len(diff.changes) > limit:
             lines.append(f"\n... and {len(diff.changes) - limit} more (see the JSON form)")
+    return "\n".join(lines) + "\n"
+
+
+def as_sections(diff: Diff, a: str, b: str) -> str:
+    """Return a markdown table: per section, on the items both runs judged, which follows the guide (PASS)."""
+    heads = ["both", f"{a} only", f"{b} only", "neither"]
+    lines = [f"### Which follows the guide, per section: {a} vs {b}", "",
+             "Items both runs judged (neither UNSUPPORTED nor UNRESOLVED); a known deviation (XFAIL) does not "
+             "follow the guide.", "", "| section | judged by both | " + " | ".join(heads) + " |",
+             "|---|" + "---:|" * (len(heads) + 1)]
+    total = dict.fromkeys(SIDES, 0)
+    rows = sorted(diff.sections.items(), key=lambda kv: (-(kv[1][SIDES[1]] + kv[1][SIDES[2]]), kv[0]))
+    for section, counts in rows:
+        lines.append(f"| {section} | {sum(counts.values())} | " + " | ".join(str(counts[s]) for s in SIDES) + " |")
+        for s in SIDES:
+            total[s] += counts[s]
+    lines.append(f"| **total** | **{sum(total.values())}** | " + " | ".join(f"**{total[s]}**" for s in SIDES) + " |")
     return "\n".join(lines) + "\n"
 
 

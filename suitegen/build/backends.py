@@ -1,0 +1,91 @@
+"""Compilers as backends: what suitegen asks of a compiler, and which module answers for each ``Compiler``.
+
+A backend says how one case (or a batch of cases) is built under a config and what that writes, how
+to read what the compiler printed, what it cannot judge and why, and how to probe it. Everything
+else (the cache, batching's attribution, the judge, execution) is the same for every compiler.
+
+- nvcc: ``build.nvcc``
+- NVRTC: ``build.nvrtc`` (device code only, one file, one process per build)
+- clang: ``build.clang`` (LLVM's CUDA support, against a CUDA install)
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Callable, Iterable, Protocol, Sequence
+
+from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Toolchain
+
+MODULES = {Compiler.NVCC: "suitegen.build.nvcc", Compiler.NVRTC: "suitegen.build.nvrtc",
+           Compiler.CLANG: "suitegen.build.clang"}
+
+
+class Backend(Protocol):
+    """One compiler, as the build stage drives it (each module in ``MODULES`` has a ``BACKEND``)."""
+
+    kind: Compiler
+    batches: bool  # whether cases of one config may share a translation unit (``build.batch``)
+    same_messages: bool  # its diagnostics are worded as the oracle's (nvcc's front end); else judged by
+    # outcome, phase and line only
+    module_sections: tuple[str, ...]  # an object whose sources have device code holds one (see ``artifacts``)
+
+    def owns(self, path: str) -> bool:
+        """Whether a toolchain path names this compiler."""
+
+    def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
+        """Probe the compiler at ``path``; raise ``toolchain.ToolchainError`` if it is unusable."""
+
+    def build_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str],
+                      out: str) -> list[str]:
+        """Return the command that builds ``files`` (the main file first) in a scratch folder into ``out``:
+        an object (``COMPILE``), a device module (``FATBIN``) or a program; ``flags``: the case's and its
+        mode's nvcc flags, beyond the config's."""
+
+    def output(self, mode: Mode, config: Config) -> str:
+        """Return the file name a build of this mode writes."""
+
+    def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
+        """Turn the compiler's exit status and output into a CompileResult."""
+
+    def out_of_scope(self, case: Case, config: Config) -> str | None:
+        """Return why this compiler cannot judge an item (UNSUPPORTED), or None."""
+
+    def module(self, argv: list[str], folder: Path, timeout: float) -> bytes | None:
+        """Return the loadable device module of an accepted build of ``argv`` in ``folder`` (a fatbin,
+        cubin or PTX), or None where it made none (writing why to ``compile.DLINK_LOG`` if it knows)."""
+
+    def features(self, toolchain: Toolchain) -> frozenset[str]:
+        """Return the condition features this compiler has on this machine (beyond the platform's)."""
+
+    def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
+        """Return a plain C++17 compile (``-c``) of a feature probe, the compiler's defaults otherwise."""
+
+    def target_queries(self, toolchain: Toolchain) -> list[tuple[list[str], Callable[[str], set[str]]]]:
+        """Return the commands that list the targets it builds for, each with the reader of its output
+        (which gives ``sm_XX`` and ``compute_XX`` names)."""
+
+
+def of(kind: Compiler) -> Backend:
+    """Return the backend of a compiler kind."""
+    return importlib.import_module(MODULES[kind]).BACKEND
+
+
+def owning(path: str) -> Backend:
+    """Return the backend whose compiler a toolchain path names (nvcc unless another claims it)."""
+    for kind in (Compiler.NVRTC, Compiler.CLANG):
+        if of(kind).owns(path):
+            return of(kind)
+    return of(Compiler.NVCC)
+
+
+def output_path(case: Case, config: Config, folder: Path) -> Path:
+    """Return where a case's build writes its product in ``folder``."""
+    return folder / of(config.toolchain.kind).output(case.variant.mode, config)
+
+
+def command(case: Case, config: Config) -> list[str]:
+    """Return the command that builds one case in its scratch folder (its files as they are named)."""
+    backend = of(config.toolchain.kind)
+    mode = case.variant.mode
+    return backend.build_command(config, mode, (*case.variant.flags, *case.mode_flags), list(case.files),
+                                 backend.output(mode, config))

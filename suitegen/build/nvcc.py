@@ -1,0 +1,119 @@
+"""nvcc as a backend: its command lines, how its ``-v`` output reads, and its probe."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from suitegen import procs
+from suitegen.build import artifacts, diagnostics
+from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Outcome, Phase, Toolchain
+from suitegen.oracle.conditions import flag_features
+
+
+def nvcc_argv(config: Config, case_flags: tuple[str, ...] = ()) -> list[str]:
+    """Return what every build under a config starts with: nvcc -v, the host compiler, -std, arch, flags."""
+    host = ["-ccbin", config.toolchain.host_compiler] if config.toolchain.host_compiler else []
+    return [config.toolchain.nvcc, "-v", *host, f"-std={config.std.value}", *arch_flags(config.arch),
+            *config.flags, *case_flags]
+
+
+def arch_flags(arch: str) -> list[str]:
+    """Return nvcc flags for an arch: -arch=sm_90, -arch=compute_90 (PTX only), or -gencode per target."""
+    if "+" not in arch:
+        return [f"-arch={arch}"]
+    out = []
+    for target in arch.split("+"):
+        num = target.split("_", 1)[1]
+        out += ["-gencode", f"arch=compute_{num},code={target}"]
+    return out
+
+
+def classify(argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
+    """Turn nvcc's exit status and ``-v`` output into a CompileResult."""
+    parsed = diagnostics.parse(text)
+    diags = parsed.diagnostics
+    phase = parsed.failed_phase
+    if returncode == 0:
+        warned = any(d.severity == "warning" for d in diags)
+        outcome = Outcome.ACCEPTED_WITH_WARNINGS if warned else Outcome.ACCEPTED
+        phase = None
+    elif returncode < 0 or parsed.crash:
+        outcome = Outcome.CRASHED
+        phase = phase or (parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC)
+    else:
+        if phase is None:
+            errors = [d for d in diags if d.severity in ("error", "fatal")]
+            phase = errors[-1].phase if errors else (
+                parsed.subcommands[-1][0] if parsed.subcommands else Phase.NVCC)
+        # nvcc refusing its own command line (unknown option, arch, -std) is not a verdict on the code.
+        outcome = Outcome.TOOLCHAIN_ERROR if phase is Phase.NVCC else Outcome.REJECTED
+    return CompileResult(outcome=outcome, phase=phase, exit_code=returncode, diagnostics=diags,
+                         commands=(tuple(argv),), output=text, duration=duration)
+
+
+OUTPUTS = {Mode.COMPILE: "main.o", Mode.FATBIN: "main.fatbin"}  # the others: a program, main.out
+MODE_FLAGS = {Mode.COMPILE: ["-c"], Mode.FATBIN: ["-fatbin"]}
+
+
+class Nvcc:
+    """nvcc, driving the host compiler for host code (``-ccbin``)."""
+
+    kind = Compiler.NVCC
+    batches = True
+    same_messages = True
+    module_sections = artifacts.MODULE_SECTIONS
+
+    def owns(self, path: str) -> bool:
+        return Path(path).name.startswith("nvcc")
+
+    def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
+        from suitegen.build import toolchain
+        return toolchain.probe_nvcc(path, name, host_flags)
+
+    def output(self, mode: Mode, config: Config) -> str:
+        return OUTPUTS.get(mode, "main.out")
+
+    def build_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str],
+                      out: str) -> list[str]:
+        return [*nvcc_argv(config, tuple(flags)), *MODE_FLAGS.get(mode, []), *files, "-o", out]
+
+    def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
+        return classify(argv, returncode, text, duration)
+
+    def out_of_scope(self, case: Case, config: Config) -> str | None:
+        return None
+
+    def module(self, argv: list[str], folder: Path, timeout: float) -> bytes | None:
+        """The fatbin its object or program embeds (a program with relocatable device code embeds its
+        device-linked image there), or for a relocatable object (``-rdc=true -c``, which embeds no loadable
+        module) the one ``nvcc -dlink`` makes of it.
+
+        That device link ignores the object's record of which kernels its host code references: nvlink
+        otherwise drops the others (a value kernel, which only the driver launches) from the linked image."""
+        from suitegen.build.compile import DLINK_LOG, DLINKED, module_image
+        out = folder / argv[argv.index("-o") + 1]
+        if "rdc" not in flag_features(argv) or "-c" not in argv:
+            return module_image(out)
+        head = [a for a in argv[:argv.index("-c")] if a != "-v"]
+        done = procs.run([*head, "-dlink", "-Xnvlink", "--ignore-host-info", out.name, "-o", DLINKED],
+                         timeout=timeout, cwd=folder)
+        if done.returncode == 0 and not done.timed_out:
+            return module_image(folder / DLINKED)
+        (folder / DLINK_LOG).write_text(done.output or f"nvcc -dlink exited {done.returncode}")
+        return None
+
+    def features(self, toolchain: Toolchain) -> frozenset[str]:
+        from suitegen.build import features
+        from suitegen.build.toolchain import host_features
+        return host_features(toolchain) | features.detected_features(toolchain)
+
+    def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
+        return [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", source, "-o", out]
+
+    def target_queries(self, toolchain: Toolchain):
+        from suitegen.build.archs import LISTED
+        words = lambda text: {w for w in text.split() if LISTED.fullmatch(w)}  # noqa: E731
+        return [([toolchain.nvcc, "--list-gpu-code"], words), ([toolchain.nvcc, "--list-gpu-arch"], words)]
+
+
+BACKEND = Nvcc()
