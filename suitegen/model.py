@@ -285,10 +285,21 @@ class Toolchain:
     kind: Compiler = Compiler.NVCC  # NVRTC: ``nvcc`` is the library, no host compiler; clang: ``nvcc`` is clang++
     cuda_version: tuple[int, ...] = ()  # clang: the CUDA install it compiles against (conditions' ``nvcc``)
     cuda_path: str = ""  # clang: that install's folder
+    base_flags: tuple[str, ...] = ()  # what its backend adds to every build (clang: its stub headers' folder)
 
     @property
     def version_str(self) -> str:
         return ".".join(str(v) for v in self.version)
+
+    def to_json(self) -> dict:
+        return {f: (getattr(self, f).value if f == "kind" else getattr(self, f)) for f in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Toolchain":
+        """Read ``to_json``'s form back; raises KeyError, TypeError or ValueError on another shape."""
+        tuples = {"version", "cuda_version", "base_flags"}
+        return cls(**{f: (Compiler(data[f]) if f == "kind" else tuple(data[f]) if f in tuples else data[f])
+                      for f in cls.__dataclass_fields__})
 
     @property
     def label(self) -> str:

@@ -83,8 +83,7 @@ def targets(arch: str) -> list[str]:
 def head(config: Config) -> list[str]:
     """Return what every build under a config starts with: clang++ -v, the CUDA install, -std, targets."""
     tc = config.toolchain
-    stubs = stub_folder(Path(tc.cuda_path))
-    return [tc.nvcc, "-v", f"--cuda-path={tc.cuda_path}", *(["-isystem", str(stubs)] if stubs else []), *BASE,
+    return [tc.nvcc, "-v", f"--cuda-path={tc.cuda_path}", *tc.base_flags, *BASE,
             f"-std={config.std.value}", *(f"--offload-arch={t}" for t in targets(config.arch))]
 
 
@@ -193,9 +192,11 @@ class Clang:
         tools = {t: _file_hash(cuda / "bin" / t) for t in ("ptxas", "fatbinary", "nvlink") if (cuda / "bin" / t).is_file()}
         fp = digest(_file_hash(resolved), text.strip(), str(resolved), str(cuda), tools,
                     _tree_stamp([str(cuda / "include"), str(cuda / "lib64")]))
+        stubs = stub_folder(cuda)
         return Toolchain(nvcc=found, version=tuple(int(x) for x in m.groups()), version_text=text.strip().splitlines()[0],
                          host_compiler="", host_version="", fingerprint=fp, name=name, kind=Compiler.CLANG,
-                         cuda_version=cuda_version, cuda_path=str(cuda))
+                         cuda_version=cuda_version, cuda_path=str(cuda),
+                         base_flags=("-isystem", str(stubs)) if stubs else ())
 
     def output(self, mode: Mode, config: Config) -> str:
         return {Mode.COMPILE: "main.o", Mode.FATBIN: "main.cubin"}.get(mode, "main.out")
@@ -210,7 +211,9 @@ class Clang:
         lib = str(Path(config.toolchain.cuda_path) / "lib64")
         # the device runtime, for launches from device code: nvcc's device link always takes it
         devrt = ["-Xoffload-linker", f"{lib}/libcudadevrt.a"] if "-fgpu-rdc" in argv else []
-        return [*argv, *inputs(files), "-o", out, f"-L{lib}", *devrt, "-lcudart_static", "-ldl", "-lrt", "-lpthread"]
+        # the CUDA runtime as a shared library (nvcc links it statically): programs stay small enough to carry
+        # in a build store, and find it where the CUDA install keeps it (or on LD_LIBRARY_PATH)
+        return [*argv, *inputs(files), "-o", out, f"-L{lib}", *devrt, "-lcudart", f"-Wl,-rpath,{lib}"]
 
     def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
         return classify(argv, returncode, text, duration)
@@ -242,7 +245,8 @@ class Clang:
         for arch in arches:
             rel, linked = folder / f"dev-{arch}.rel.cubin", folder / f"dev-{arch}.cubin"
             steps = [[str(tools / "llvm-offload-binary"), out.name, f"--image=file={rel.name},arch={arch}"],
-                     [str(cuda / "bin" / "nvlink"), f"-arch={arch}", rel.name, "-o", linked.name]]
+                     [str(cuda / "bin" / "nvlink"), f"-arch={arch}", rel.name, str(cuda / "lib64" / "libcudadevrt.a"),
+                      "-o", linked.name]]  # with the device runtime, as nvcc's device link
             for step in steps:
                 done = procs.run(step, timeout=timeout, cwd=folder)
                 log.append(f"$ {shlex.join(step)}\n{done.output}")

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Mapping
 
 from suitegen import procs
 from suitegen.build import artifacts, backends, cache
+from suitegen.build.toolchain import cache_root
 from suitegen.model import Case, CompileResult, Config, Diagnostic, Mode, Outcome, Phase
 
 DEFAULT_TIMEOUT = 120.0
@@ -23,43 +25,69 @@ def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFA
     return cached_build(config, argv, dict(case.files), folder, timeout, cached, image)
 
 
-def cached_build(config: Config, argv: list[str], files: dict[str, str], folder: Path, timeout: float,
+def cached_build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,
                  cached: bool, image: bool = False) -> CompileResult:
-    """Return the result of building ``files`` with ``argv`` in ``folder``, through the build cache if asked.
+    """Return the result of building ``files`` (text, or bytes: an object) with ``argv`` in ``folder``, through
+    the build cache if asked.
 
     A build that exits 0 is accepted only where its output is there and of its format (see ``artifacts``);
     otherwise it is a toolchain error saying what is missing. ``image``: for an accepted build, also write
     its device module (the fatbin image the object or program embeds, byte for byte what ``nvcc -fatbin``
     writes) to ``folder / MODULE``; the cache keeps it beside the result, so a hit still has it.
+
+    With a build store (``cache.store``) every build goes through it: recorded with its product, or replayed
+    (its product and module written to ``folder``; one not recorded is a toolchain error, never compiled).
     """
-    k = cache.key(config.toolchain, argv, files) if cached else None
+    backend = backends.of(config.toolchain.kind)
+    mode = cache.store()
+    k = cache.key(config.toolchain, argv, files) if cached or mode else None
     hit = cache.get(k) if k is not None else None
     if hit is not None:  # classified again from what the toolchain printed: a parser fix needs no rebuild
-        again = backends.of(config.toolchain.kind).classify(list(hit.commands[0]), hit.exit_code, hit.output,
-                                                            hit.duration)
-        hit = replace(again, cached=True)
-        if not (image and hit.outcome.accepted):
+        hit = replace(backend.classify(list(hit.commands[0]), hit.exit_code, hit.output, hit.duration), cached=True)
+        if _restored(k, argv, folder, hit, product=not cached or mode is cache.Store.REPLAY, image=image):
             return hit
-        stored = cache.get_image(k)
-        if stored is not None:
-            (folder / MODULE).write_bytes(stored)
-            return hit
-        # a hit without its module (stored before modules were kept): build again
+        # a hit without its module (stored before modules were kept) or product: build again
+    if mode is cache.Store.REPLAY:
+        why = f"not in the build store {cache_root()}: this build was not recorded there (suitegen run --builds-to)"
+        return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=None, exit_code=None,
+                             diagnostics=(Diagnostic(severity="error", message=why, phase=Phase.NVCC),),
+                             commands=(tuple(argv),), output=f"[suitegen] {why}\n", duration=0.0)
     for name, text in files.items():
-        (folder / name).write_text(text)
-    result = run_build(argv, folder, timeout, backends.of(config.toolchain.kind))
+        (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
+    result = run_build(argv, folder, timeout, backend)
     found = None
     if result.outcome.accepted:
-        sections = backends.of(config.toolchain.kind).module_sections
-        missing = artifacts.problem(argv, folder, files, sections)
+        missing = artifacts.problem(argv, folder, files, backend.module_sections)
         result = without_evidence(result, missing) if missing else result
-        found = None if missing else artifacts.checked(argv, files, sections)
-    data = backends.of(config.toolchain.kind).module(argv, folder, timeout) if image and result.outcome.accepted else None
+        found = None if missing else artifacts.checked(argv, files, backend.module_sections)
+    data = backend.module(argv, folder, timeout) if image and result.outcome.accepted else None
     if data is not None:
         (folder / MODULE).write_bytes(data)
     if k is not None:
-        cache.put(k, result, artifact=found, image=data)
+        out = folder / (artifacts.output_of(argv) or "")
+        product = out.read_bytes() if mode is cache.Store.RECORD and found and out.is_file() else None
+        cache.put(k, result, artifact=found, image=data, product=product, any_outcome=mode is cache.Store.RECORD)
     return result
+
+
+def _restored(k: str, argv: list[str], folder: Path, hit: CompileResult, product: bool, image: bool) -> bool:
+    """Write a cache hit's module (``image``) and product (``product``) into ``folder`` where an accepted build
+    needs them; return False where one is needed and not kept."""
+    if not hit.outcome.accepted:
+        return True
+    if image:
+        stored = cache.get_image(k)
+        if stored is None:
+            return False
+        (folder / MODULE).write_bytes(stored)
+    if product:
+        kept = cache.get_product(k)
+        if kept is None:
+            return False
+        out = folder / artifacts.output_of(argv)
+        out.write_bytes(kept)
+        out.chmod(0o755)
+    return True
 
 
 def without_evidence(result: CompileResult, missing: str) -> CompileResult:

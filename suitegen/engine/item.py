@@ -13,6 +13,7 @@ from suitegen.build import backends, batch
 from suitegen.build.compile import DLINK_LOG, MODULE, compile_case, program_path
 from suitegen.engine.session import Session, now
 from suitegen.execute import host_values
+from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
 from suitegen.judge.behaviour import loads, value_run, with_behaviour
 from suitegen.judge.deviations import covering
@@ -147,7 +148,7 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
                     expected = hooks.get("check", case.variant.check)(case.variant.params)
                     execution = session.fatbin.run(program, expected)
                 else:
-                    execution = run_program(program, folder, session.options.exec_timeout, session.gpus.take())
+                    execution = _run_program(session, program, folder)
     twin = _twin(session, case, config, prep) if result is not None else None
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
@@ -213,9 +214,8 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config,
             elif check == "host" and case.key in hosted:
                 execution = hosted[case.key]
             elif prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
-                execution = grouped.get(case.key) or run_program(program[0], program[0].parent,
-                                                                 session.options.exec_timeout, session.gpus.take(),
-                                                                 args=(str(program[1]),))
+                execution = grouped.get(case.key) or _run_program(session, program[0], program[0].parent,
+                                                                  (str(program[1]),))
             judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
@@ -241,13 +241,20 @@ def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequen
     return replace(run_one(session, case, config), batch={"how": "alone", "why": why, "tried": list(tried)})
 
 
+def _run_program(session: Session, program: Path, cwd: Path, args: tuple[str, ...] = ()) -> ExecResult:
+    """Run a built program (``args``: which member of a batched one) on a GPU, or defer it (``--builds-to``)."""
+    if isinstance(session.fatbin, Deferred):
+        return not_run(program, args)
+    return run_program(program, cwd, session.options.exec_timeout, session.gpus.take(), args=args)
+
+
 def _device_check(session: Session, module: Path, check: str, member: int | None, value: int | None) -> ExecResult:
     """Load an accepted build's module (``check`` "load") or run a member's value kernel ("device"); a build
     that left no module (an object without one, a failed device link) fails the check."""
     if not module.exists():
         why = module.with_name(DLINK_LOG)
         detail = "the accepted build left no loadable device module" + (
-            f": nvcc -dlink said: {why.read_text()[-1500:]}" if why.exists() else "")
+            f": its device link said: {why.read_text()[-1500:]}" if why.exists() else "")
         return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=detail, output="", duration=0.0,
                           gpu="", command=())
     return session.fatbin.load(module) if check == "load" else session.fatbin.value(module, member, value)
@@ -269,6 +276,8 @@ def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, tu
     for path, members in groups.items():
         if len(members) < 2:
             continue
+        if isinstance(session.fatbin, Deferred):
+            continue  # each runs alone, where the builds are carried
         ran = run_members(path, sorted(members), path.parent, session.options.exec_timeout, session.gpus.take())
         shared = f"ran in one process with the {len(members) - 1} other runtime members of its batch program"
         out.update({members[i]: replace(r, detail=shared) for i, r in ran.items() if r.status is ExecStatus.PASSED})

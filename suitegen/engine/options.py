@@ -58,6 +58,10 @@ OPTIONS: tuple[Option, ...] = (
            "translation units (default on); off: every item alone, the reference path"),
     Option(name="no-cache", action="store_true", default=False,
            help="build everything again: neither read nor fill the build cache"),
+    Option(name="builds-to", metavar="DIR", help="build everything a GPU run needs (programs, modules) and keep "
+           "it in DIR with the toolchains' identities; nothing runs here: carry DIR to a GPU machine"),
+    Option(name="builds-from", metavar="DIR", help="take every build from DIR (written by --builds-to) instead of "
+           "compiling, and run them here: for a compiler this machine lacks"),
     Option(name="allow-xpass", action="store_true", default=False,
            help="report XPASS (a known deviation that no longer shows) without failing: for exploratory runs"),
 )
@@ -82,6 +86,8 @@ class RunOptions:
     no_exec: bool = False
     batch: str | None = None  # on (None) or off
     no_cache: bool = False
+    builds_to: str | None = None
+    builds_from: str | None = None
     allow_xpass: bool = False
 
 

@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
-from suitegen.build import archs, observe, registry
+from suitegen.build import archs, cache, observe, registry
 from suitegen.build import toolchain as tc_mod
 from suitegen.cases.render import Renderer
 from suitegen.engine.options import RunOptions
+from suitegen.execute import deferred
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import compute_capability
@@ -52,6 +53,7 @@ class Session:
     def close(self) -> None:
         if self.fatbin is not None:
             self.fatbin.close()
+        cache.leave_store()
 
 
 def build_flags(config: Config, case: Case) -> tuple[str, ...]:
@@ -126,12 +128,29 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
         orc, cases = load_cases(opts)
     else:
         orc = oracle_mod.load(opts.oracle)
-    toolchains = probe_toolchains(opts.nvcc, opts.toolchains)
+    if opts.builds_to and opts.builds_from:
+        raise ValueError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
+    if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
+        cache.use_store(cache.Store.REPLAY, opts.builds_from)
+        try:
+            toolchains = cache.load_toolchains(opts.builds_from)
+        except ValueError:
+            cache.leave_store()
+            raise
+    else:
+        toolchains = probe_toolchains(opts.nvcc, opts.toolchains)
+    if opts.builds_to:
+        cache.use_store(cache.Store.RECORD, opts.builds_to)
+        cache.save_toolchains(toolchains)
     gpu = detect_gpu()
     cc = compute_capability(gpu.devices[0]) if gpu.available and gpu.devices else None
-    here = ({"gpu"} if gpu.available else set()) | ({f"{GPU_CC}{cc[0]}.{cc[1]}"} if cc else set())
+    here = ({"gpu"} if gpu.available or opts.builds_to else set()) | ({f"{GPU_CC}{cc[0]}.{cc[1]}"} if cc else set())
     features = {t.fingerprint: tc_mod.machine_features(t) | here for t in toolchains}
     skipped = None
+    if opts.builds_to:  # planned as a GPU run would be, so that everything it needs is built; nothing runs here
+        return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
+                       options=opts, execution_skipped=deferred.WHY, gpus=GpuPool(None, ("none",)),
+                       fatbin=deferred.Deferred())
     if opts.no_exec:
         skipped = "execution disabled (--no-exec)"
     elif not gpu.available:

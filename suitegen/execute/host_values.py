@@ -13,7 +13,7 @@ from typing import Sequence
 from suitegen import procs
 from suitegen.build.batch import member_namespace
 from suitegen.build import backends
-from suitegen.model import Config, ExecResult, ExecStatus, Mode
+from suitegen.model import Config, ExecResult, ExecStatus, Mode, Outcome
 
 DRIVER = "sg_value_main.cu"
 PROGRAM = "sg_value.out"
@@ -41,16 +41,17 @@ def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int 
          timeout: float) -> Path | ExecResult:
     """Link ``obj`` (built with ``flags`` under ``config``) with the driver for ``members``; return the
     program, or the result every member's check gets when it does not link (TIMED_OUT or FAILED)."""
+    from suitegen.build.compile import cached_build  # a build like any other: a build store keeps and serves it
     folder = obj.parent
-    (folder / DRIVER).write_text(driver(members))
     argv = [a for a in backends.of(config.toolchain.kind).build_command(config, Mode.LINK, flags, [obj.name, DRIVER],
                                                                          PROGRAM) if a != "-v"]
-    done = procs.run(argv, timeout=timeout, cwd=folder)
-    if done.timed_out or done.returncode != 0:
-        why = done.output[-2000:] or f"nvcc exited {done.returncode}"
-        status = ExecStatus.TIMED_OUT if done.timed_out else ExecStatus.FAILED
-        return ExecResult(status=status, exit_code=done.returncode, detail=f"the value driver did not link: {why}",
-                          output=why, duration=done.duration, gpu="host", command=tuple(done.argv))
+    done = cached_build(config, argv, {obj.name: obj.read_bytes(), DRIVER: driver(members)}, folder, timeout,
+                        cached=False)
+    if not done.outcome.accepted:
+        why = done.output[-2000:] or f"the link exited {done.exit_code}"
+        status = ExecStatus.TIMED_OUT if done.outcome is Outcome.TIMED_OUT else ExecStatus.FAILED
+        return ExecResult(status=status, exit_code=done.exit_code, detail=f"the value driver did not link: {why}",
+                          output=why, duration=done.duration, gpu="host", command=tuple(argv))
     return folder / PROGRAM
 
 

@@ -105,6 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
     tlist.add_argument("--dialects", action="store_true", help="also probe which -std values each honours "
                        "with its host compiler (cached per fingerprint)")
 
+    rec = sub.add_parser("deviations", help="record where a run's toolchain departs from the guide: one "
+                         "deviations file per section of its FAILs (for a compiler or release being qualified)")
+    rec.add_argument("run", help="run id or folder")
+    rec.add_argument("--out", required=True, help="folder to write (oracle/deviations/<name>)")
+    rec.add_argument("--when", required=True, help='the toolchain range the files cover: "clang>=22 && clang<23"')
+    rec.add_argument("--compiler", choices=["nvcc", "nvrtc", "clang"], default="nvcc")
+    rec.add_argument("--seen", required=True, help='what the run was: "clang 22.1.8, CUDA 13.0, 2026-11-26"')
+
     dif = sub.add_parser("diff", help="compare two runs case by case; exit 1 on regressions")
     dif.add_argument("before", help="run id or folder (or a baseline .json)")
     dif.add_argument("after", help="run id or folder")
@@ -160,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = {"run": run_command, "rules": rules_command, "generate": generate_command,
                "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
+               "deviations": deviations_command,
                "baseline": baseline_command, "bisect": bisect_command, "history": history_command, "report": report_command, "merge": merge_command,
                "junit": junit_command, "fuzz": fuzz_command}[args.command]
     try:
@@ -345,6 +354,17 @@ def load_results(name: str) -> tuple[list[dict], str]:
         return json.loads(path.read_text())["results"], path.name
     folder = find_run(name)
     return list(read_records(folder / "results.jsonl")), folder.name
+
+
+def deviations_command(args) -> int:
+    from suitegen.engine import record
+    from suitegen.oracle import conditions
+    conditions.parse(args.when)  # a typo fails here, not when the oracle loads
+    records, label = load_results(args.run)
+    written = record.write(records, Path(args.out), args.compiler, args.when, args.seen)
+    fails = sum(r["verdict"] == "FAIL" for r in records)
+    print(f"{fails} FAIL records of {label}: {len(written)} deviations files in {args.out}")
+    return EXIT_OK
 
 
 def diff_command(args) -> int:

@@ -1,0 +1,74 @@
+"""Records what a toolchain was seen to do where it departs from the guide: one deviations file per section,
+written from a run's FAIL records (``suitegen deviations RUN``), for a compiler or release being qualified.
+
+Each deviation names the variant, the observed outcome (or run status) and, as its evidence, the first
+error or warning the toolchain printed, with a ``match`` on that message's fixed words, so a later change of
+behaviour shows as a FAIL or an XPASS. The rules stay as the guide says: nothing here edits a rule.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable, Mapping
+
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # names in a message (a variable, a type): they vary per variant
+
+
+def _s(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a TOML basic string
+
+
+def evidence(record: Mapping) -> tuple[str, str]:
+    """Return the record's evidence: its first error (else warning) as ``[phase] message``, and a regex over
+    the message's fixed words (its quoted names left open)."""
+    diags = (record.get("observed") or {}).get("diagnostics") or []
+    first = next((d for d in diags if d["severity"] in ("error", "fatal")), None) or \
+        next((d for d in diags if d["severity"] == "warning"), None)
+    if first is None:
+        return "", ""
+    parts = [re.escape(p.strip()) for p in QUOTED.split(first["message"]) if p.strip()]
+    match = ".*".join(parts) if parts else re.escape(first["message"])  # a message that is all one quote
+    return f"[{first['phase']}] {first['message']}", match[:200]
+
+
+def deviation(record: Mapping, seen: str) -> dict | None:
+    """Return the deviation a FAIL record shows (what the toolchain did, with its evidence), or None where it
+    has no evidence to record (a rejection or crash that printed no diagnostic)."""
+    execution = record.get("execution") or {}
+    accepted = record["observed"]["outcome"].startswith("accepted")  # warnings do not change an acceptance
+    said, match = evidence(record)
+    if not accepted and not match:
+        return None
+    out = {"rule": record["rule"], "variants": [record["variant"]], "seen": seen,
+           "observed": "accepted" if accepted else record["observed"]["outcome"],
+           "diagnostic": said or "no diagnostic", "match": "" if accepted else match}
+    if execution and accepted and execution.get("status") not in (None, "passed"):
+        out.update(run=execution["status"], diagnostic=(execution.get("detail") or "")[:300])
+    out["note"] = f"Seen under {record['config']['std']} {record['config']['arch']}: {record['reason'][:400]}"
+    return out
+
+
+def write(records: Iterable[Mapping], folder: Path, compiler: str, when: str, seen: str) -> list[Path]:
+    """Write one deviations file per section of the FAIL records (a file that exists is replaced); return them."""
+    by_section: dict[str, dict[tuple, dict]] = defaultdict(dict)
+    for r in records:
+        dev = deviation(r, seen) if r["verdict"] == "FAIL" and r.get("observed") else None
+        if dev is not None:
+            by_section[r["section"]].setdefault((r["rule"], r["variant"]), dev)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for section, devs in sorted(by_section.items()):
+        lines = [f"# Where {compiler} departs from the guide's {section} rules, as `suitegen deviations` recorded",
+                 f"# it from a run ({seen}).",
+                 "# The rules say what the guide says; these say what was seen instead.",
+                 f"compiler = {_s(compiler)}", f"when = {_s(when)}", ""]
+        for dev in devs.values():
+            lines.append("[[deviation]]")
+            lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in dev.items()]
+            lines.append("")
+        path = folder / f"{section}.toml"
+        path.write_text("\n".join(lines))
+        written.append(path)
+    return written
