@@ -3,7 +3,10 @@
 #   benchmarks/gpu_session.sh OUT [tests|quick|nvrtc|nightly-K-N ...]
 # tests: the GPU-marked tests; quick: the quick profile with execution (batched, cold private cache);
 # nvrtc: the quick profile compiled by the toolkit's own NVRTC (beside the nvcc on PATH), with execution;
-# nightly-K-N: shard K of N of the nightly profile with execution. Each step's log and run folder go to OUT,
+# reference: the quick profile with execution from .ref/ (a `git archive` of an earlier commit, for verdict
+# comparisons), with a cache of its own; clang: the quick profile with execution, every build replayed from
+# the build store .store/clang-q (recorded where clang is, with --builds-to); nightly-K-N: shard K of N of the
+# nightly profile with execution. Each step's log and run folder go to OUT,
 # with its wall time (the `time` line) and `where_time_goes.py` on its records.
 out=${1:?usage: gpu_session.sh OUT [steps]}; shift
 export SUITEGEN_CACHE="$out/cache"
@@ -17,6 +20,11 @@ for step in "$@"; do
     nvrtc) top=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
            lib=$(ls "$top"/lib64/libnvrtc.so.[0-9]* "$top"/targets/*/lib/libnvrtc.so.[0-9]* 2>/dev/null | head -n 1)
            python3 -m suitegen run --nvcc "$lib" --profile quick -q --out "$out/nvrtc" > "$out/nvrtc.log" 2>&1 ;;
+    reference) (cd .ref && SUITEGEN_CACHE="$out/refcache" PYTHONPATH="$PWD:$PYTHONPATH" \
+                python3 -m suitegen run --profile quick -q --out "$out/reference") > "$out/reference.log" 2>&1 ;;
+    clang) LD_LIBRARY_PATH="/usr/local/cuda/lib64:$LD_LIBRARY_PATH" \
+           python3 -m suitegen run --profile quick -q --builds-from .store/clang-q --out "$out/clang" \
+           > "$out/clang.log" 2>&1 ;;
     nightly-*-*) shard=${step#nightly-}
                  python3 -m suitegen run --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step" \
                  > "$out/$step.log" 2>&1 ;;
@@ -27,4 +35,4 @@ for step in "$@"; do
   tail -n 12 "$out/$step.log"
   [ -d "$out/$step" ] && python3 benchmarks/where_time_goes.py "$out/$step" | tail -n 6
 done
-rm -rf "$out/cache"
+rm -rf "$out/cache" "$out/refcache"

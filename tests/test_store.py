@@ -72,6 +72,13 @@ def test_recorded_deviations_load_and_name_their_compiler(tmp_path):
     (dev,) = loader.load_deviations(path, {rule: "x"})
     assert dev.compiler.value == "clang" and dev.variants == (variant,)
     assert dev.match == r"reference\ to\ __host__\ variable.*in\ __global__\ function"
+    ran = dict(_record(rule, "fine", "accepted", "FAIL", None), expected={"expect": "runtime"},
+               execution={"status": "failed", "detail": "1 check(s) failed"})
+    record.write([*recs, ran], tmp_path, "clang", "clang>=22", "a GPU run")  # a later run adds what is new
+    first, second = loader.load_deviations(path, {rule: "x"})
+    assert (first.variants, first.match) == (dev.variants, dev.match) and (second.variants, second.run) == (("fine",), "failed")
+    with pytest.raises(ValueError, match="another compiler or range"):
+        record.write([ran], tmp_path, "nvcc", "nvcc==13.0", "another")
 
 
 def test_diff_says_per_section_which_run_follows_the_guide():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -51,7 +52,8 @@ def deviation(record: Mapping, seen: str) -> dict | None:
 
 
 def write(records: Iterable[Mapping], folder: Path, compiler: str, when: str, seen: str) -> list[Path]:
-    """Write one deviations file per section of the FAIL records (a file that exists is replaced); return them."""
+    """Write one deviations file per section of the FAIL records; return the files written. A section's file that
+    exists keeps what it holds and gains the variants it lacks (a GPU run adds its run deviations, say)."""
     by_section: dict[str, dict[tuple, dict]] = defaultdict(dict)
     for r in records:
         dev = deviation(r, seen) if r["verdict"] == "FAIL" and r.get("observed") else None
@@ -60,15 +62,25 @@ def write(records: Iterable[Mapping], folder: Path, compiler: str, when: str, se
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for section, devs in sorted(by_section.items()):
+        path = folder / f"{section}.toml"
         lines = [f"# Where {compiler} departs from the guide's {section} rules, as `suitegen deviations` recorded",
                  f"# it from a run ({seen}).",
                  "# The rules say what the guide says; these say what was seen instead.",
                  f"compiler = {_s(compiler)}", f"when = {_s(when)}", ""]
+        if path.exists():
+            held = tomllib.loads(path.read_text())
+            if held.get("compiler", "nvcc") != compiler or held.get("when") != when:
+                raise ValueError(f"{path} covers another compiler or range ({held.get('compiler', 'nvcc')}, "
+                                 f"{held.get('when')!r}): write to another folder")
+            have = {(d["rule"], v) for d in held.get("deviation", []) for v in d.get("variants", ["*"])}
+            devs = {k: d for k, d in devs.items() if k not in have}
+            if not devs:
+                continue
+            lines = [path.read_text().rstrip("\n"), ""]
         for dev in devs.values():
             lines.append("[[deviation]]")
             lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in dev.items()]
             lines.append("")
-        path = folder / f"{section}.toml"
         path.write_text("\n".join(lines))
         written.append(path)
     return written

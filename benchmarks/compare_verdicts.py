@@ -1,0 +1,31 @@
+"""Compare two runs item by item: every (case, config) verdict, for proving a change leaves verdicts alone.
+
+    python3 benchmarks/compare_verdicts.py REFERENCE_RUN NEW_RUN
+
+Prints how many items each run has, how many verdicts differ (and the first 20), and exits 1 if any do.
+"""
+import json
+import sys
+from pathlib import Path
+
+
+def verdicts(folder: str) -> dict:
+    out = {}
+    for line in (Path(folder) / "results.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        out[(r["case_id"], r["config_id"])] = (r["verdict"], r["reason"][:160])
+    return out
+
+
+def main(a: str, b: str) -> int:
+    ref, new = verdicts(a), verdicts(b)
+    keys = ref.keys() | new.keys()
+    differ = sorted(k for k in keys if ref.get(k, ("missing",))[0] != new.get(k, ("missing",))[0])
+    print(f"{a}: {len(ref)} items; {b}: {len(new)} items; {len(differ)} verdicts differ")
+    for k in differ[:20]:
+        print(f"  {k[0]} [{k[1]}]: {ref.get(k, ('missing', ''))} -> {new.get(k, ('missing', ''))}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))
