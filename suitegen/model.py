@@ -485,6 +485,28 @@ SCHEMA = 2  # results.jsonl records; 2 added observed_config, batch, execution_v
 
 
 @dataclass(**FROZEN)
+class Batched:
+    """Where a result came from: the batch build ``id`` of ``size`` members."""
+
+    id: str
+    size: int
+
+    def to_json(self) -> dict:
+        return {"how": "batch", "id": self.id, "size": self.size}
+
+
+@dataclass(**FROZEN)
+class Alone:
+    """Where a result came from: a build of its own, in a batched run (``why``; ``tried``: the batches it was in)."""
+
+    why: str
+    tried: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"how": "alone", "why": self.why, "tried": list(self.tried)}
+
+
+@dataclass(**FROZEN)
 class Record:
     """One line of results.jsonl.
 
@@ -499,7 +521,7 @@ class Record:
     started: str
     execution: ExecResult | None = None  # the run of a runtime case that ran
     observed: ObservedConfig | None = None  # what the build under this config actually did
-    batch: Mapping[str, Any] | None = None  # how the result was obtained: a batch (id, size) or alone (why)
+    batch: Batched | Alone | None = None  # how the result was obtained
     behaviour: Mapping[str, Any] | None = None  # what its GPU run checks (judge.behaviour), for a valid item
 
     @property
@@ -552,7 +574,7 @@ class Record:
             "observed_config": None if self.observed is None else self.observed.to_json(),
             "execution_verdict": None,
             "behaviour": None if self.behaviour is None else dict(self.behaviour),
-            "batch": None if self.batch is None else dict(self.batch),
+            "batch": None if self.batch is None else self.batch.to_json(),
             "duration": round((res.duration if res else 0.0)
                               + (self.execution.duration if self.execution else 0.0), 3),
             "started": self.started,

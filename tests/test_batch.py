@@ -2,12 +2,13 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from suitegen.build import batch
-from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, _again, units
-from suitegen.model import (Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
+from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, units
+from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
 from conftest import REPO, WRITES_OUTPUT, needs_nvcc
@@ -198,7 +199,8 @@ def test_a_phase_that_stops_at_one_member_s_error():
     cases = [case("int x;\n", f"m{i}") for i in range(4)]
     stop = diag("error", "main.cu", phase=Phase.CICC, msg="dynamic initialization is not supported for a static")
     peeled = result(Outcome.REJECTED, stop, phase=Phase.CICC)
-    out = {cases[0].key: (peeled, {"id": "b"}, None, 0)}
+    out = {cases[0].key: Member(result=peeled, source=Batched(id="b", size=4),
+                                built=Built(module=Path("m"), product=None, member=0))}
     hints = {cases[1].key: "dynamic initialization", cases[2].key: "typeid", cases[3].key: None}
     assert _again(peeled, cases, cases[1:], out, hints, peeling=False) == [([cases[2], cases[3]], False)]
     assert _again(peeled, cases, cases[1:], out, {}, peeling=False) == [(cases[1:], True)]
@@ -318,6 +320,6 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
                         "run-wrong": "FAIL"}, {n: r.judgement.reason for n, r in recs.items()}
     assert "in one process with the 4 other" in recs["run-first"].execution.detail
     assert recs["run-first"].execution.command[1:] == ("0",), "its reproducer is its own run"
-    assert recs["run-after"].execution.detail == "" and recs["run-after"].batch["how"] == "batch", "run alone"
+    assert recs["run-after"].execution.detail == "" and isinstance(recs["run-after"].batch, Batched), "run alone"
     for name in ("run-exits", "run-wrong"):
-        assert recs[name].batch["how"] == "alone" and "batch.out" not in recs[name].execution.command[0]
+        assert isinstance(recs[name].batch, Alone) and "batch.out" not in recs[name].execution.command[0]

@@ -16,7 +16,7 @@ from suitegen.engine.item import run_batch, run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.execute.fatbin import FatbinRunner, value_kernels
 from suitegen.execute.gpus import GpuPool
-from suitegen.model import ExecStatus, Verdict
+from suitegen.model import Alone, Batched, ExecStatus, Verdict
 from suitegen.oracle.loader import OracleError, load
 
 from conftest import MULTIPLY_TO_ADD, needs_nvcc, real_nvcc_behind, write_demo_oracle
@@ -110,7 +110,7 @@ def test_host_values_run_on_the_host_alone_and_batched(tmp_path):
         assert rec.execution.status is ExecStatus.PASSED
         assert rec.execution.detail == f"out[0] == {rec.case.variant.value}", "each member its own value"
         assert rec.behaviour["check"] == "semantic" and rec.behaviour["ran"]
-    assert all(r.batch["how"] == "batch" for r in batched)
+    assert all(isinstance(r.batch, Batched) for r in batched)
 
 
 @needs_nvcc
@@ -127,7 +127,7 @@ def test_a_planted_arithmetic_fault_fails_the_host_value_check(tmp_path):
         assert rec.judgement.verdict is Verdict.FAIL, rec.judgement.reason
         n = rec.case.variant.params["n"]
         assert f"expected {42 + n}, the host stored {13 + n}" in rec.judgement.reason  # 6 + 7 + n
-        assert rec.batch["how"] == "alone", "a FAIL's evidence is its single build"
+        assert isinstance(rec.batch, Alone), "a FAIL's evidence is its single build"
 
 
 @needs_nvcc
@@ -147,9 +147,9 @@ def test_device_values_launch_the_members_value_kernel(tmp_path, answer, verdict
     members = {"_ZN5sg_b09sg_kernelEPi", "_ZN5sg_b19sg_kernelEPi", "_ZN5sg_b29sg_kernelEPi"}
     assert {k for k in kernels if "sg_b" in k} == members, "each member's own kernel"
     if verdict is Verdict.PASS:
-        assert len(kernels) == 3 and all(r.batch["how"] == "batch" for r in recs)
+        assert len(kernels) == 3 and all(isinstance(r.batch, Batched) for r in recs)
     else:
-        assert all(r.batch["how"] == "alone" for r in recs) and kernels.count("_Z9sg_kernelPi") == 3, \
+        assert all(isinstance(r.batch, Alone) for r in recs) and kernels.count("_Z9sg_kernelPi") == 3, \
             "a FAIL is judged again alone"
 
 

@@ -10,16 +10,16 @@ from typing import Callable, Sequence
 
 from suitegen import hooks, procs
 from suitegen.build import backends, batch
-from suitegen.build.compile import DLINK_LOG, MODULE, compile_case, program_path
+from suitegen.build.compile import DLINK_LOG, MODULE, compile_case
 from suitegen.engine.session import Session, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
-from suitegen.judge.behaviour import loads, value_run, with_behaviour
+from suitegen.judge.behaviour import AfterBuild, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, Twin, expectation_for, make_env, prepare, valid_dialects, verdict
-from suitegen.model import (Case, Compiler, Config, Deviation, ExecResult, ExecStatus, Expect, Judgement, Mode, Outcome, Phase,
-                            Record, Verdict, digest)
+from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect,
+                            Judgement, Outcome, Phase, Record, Verdict, digest)
 
 BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
 REJECT_BATCH_SIZE = 64  # expected to be rejected: 1-3 errors each (measured), near cudafe++'s limit of 100
@@ -104,23 +104,46 @@ def run_unit(session: Session, unit: Unit, defer: Callable[[Unit], None] | None 
 
 def _prepare(session: Session, case: Case, config: Config) -> Preparation:
     features = session.features.get(config.toolchain.fingerprint, frozenset())
-    return prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case))
-
-
-def _gpu_check(session: Session, case: Case, prep: Preparation, config: Config) -> str | None:
-    """What this item's build is checked with where a GPU is here: "load" (its module loaded, load-only),
-    "device" or "host" (a value check there), or None."""
-    if session.fatbin is None:
-        return None
-    if loads(case, prep.expectation, config.flags):
-        return "load"
-    where = value_run(case, prep.expectation)
-    return None if where == "host" and config.toolchain.kind is Compiler.NVRTC else where  # NVRTC builds no host code
+    return prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case),
+                   gpu=session.gpus is not None)
 
 
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):
     judged = prep.final is None or prep.final.verdict is Verdict.UNRESOLVED  # conditions met: config probed
     return session.observed(config, case) if judged else None
+
+
+# What a build must leave for what runs after it: its device module, or (not from the cache, which keeps
+# no products) its object or program.
+NEEDS_MODULE = (AfterBuild.LOAD, AfterBuild.DEVICE_VALUE)
+NEEDS_PRODUCT = (AfterBuild.HOST_VALUE, AfterBuild.PROGRAM, AfterBuild.MODULE_CHECK)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Built:
+    """One item's accepted build, as what runs after it sees it: its folder's device module, its product (object,
+    program or module file) and, in a batch, its member index."""
+
+    module: Path
+    product: Path | None
+    member: int | None = None
+
+
+def _after(session: Session, case: Case, config: Config, after: AfterBuild, built: Built) -> ExecResult | None:
+    """Run what the item's plan says runs after its accepted build (one runner per ``AfterBuild``)."""
+    if after is AfterBuild.LOAD:
+        return _device_check(session, built.module, after, built.member, None)
+    if after is AfterBuild.DEVICE_VALUE:
+        return _device_check(session, built.module, after, built.member, case.variant.value)
+    if after is AfterBuild.HOST_VALUE:
+        return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
+                            {case.key: case.variant.value})[case.key]
+    if after is AfterBuild.MODULE_CHECK:
+        return session.fatbin.run(built.product, hooks.get("check", case.variant.check)(case.variant.params))
+    if after is AfterBuild.PROGRAM:
+        args = () if built.member is None else (str(built.member),)
+        return _run_program(session, built.product, built.product.parent, args)
+    return None
 
 
 def run_one(session: Session, case: Case, config: Config) -> Record:
@@ -131,24 +154,12 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     if prep.final is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
             folder = Path(tmp)
-            runtime = prep.expectation.expect is Expect.RUNTIME
-            runs = runtime and case.variant.mode is not Mode.COMPILE and session.gpus is not None
-            check = _gpu_check(session, case, prep, config)
             result = compile_case(case, config, folder, timeout=session.options.timeout,
-                                  cached=not runs and check != "host" and not session.options.no_cache,
-                                  image=check in ("load", "device"))
-            program = program_path(case, config, folder)
-            if check in ("load", "device") and result.outcome.accepted:
-                execution = _device_check(session, folder / MODULE, check, None, case.variant.value)
-            elif check == "host" and result.outcome.accepted:
-                execution = _host_values(session, folder / "main.o", config, case.variant.flags,
-                                         {case.key: None}, {case.key: case.variant.value})[case.key]
-            elif runtime and result.outcome.accepted and program and session.gpus is not None:
-                if case.variant.mode is Mode.FATBIN:
-                    expected = hooks.get("check", case.variant.check)(case.variant.params)
-                    execution = session.fatbin.run(program, expected)
-                else:
-                    execution = _run_program(session, program, folder)
+                                  cached=prep.after not in NEEDS_PRODUCT and not session.options.no_cache,
+                                  image=prep.after in NEEDS_MODULE)
+            if result.outcome.accepted:
+                built = Built(module=folder / MODULE, product=backends.output_path(case, config, folder))
+                execution = _after(session, case, config, prep.after, built)
     twin = _twin(session, case, config, prep) if result is not None else None
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
@@ -190,41 +201,37 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config,
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
-        checks = {c.key: _gpu_check(session, c, preps[c.key], config) for c in todo}
-        built = _build(session, todo, config, Path(tmp), tried, hints, checks) if len(todo) > 1 else {}
+        afters = {c.key: preps[c.key].after for c in todo}
+        built = _build(session, todo, config, Path(tmp), tried, hints, afters) if len(todo) > 1 else {}
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
-        hosted = _batch_host_values(session, todo, built, checks, config, Path(tmp))
-        grouped = _batch_programs(session, todo, built, preps)
+        hosted = _batch_host_values(session, todo, built, afters, config)
+        grouped = _batch_programs(session, todo, built, afters)
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
                 records.append(_later(session, case, config, left, tried.get(case.key, []), defer))
                 continue
-            result, how, program, member = built[case.key]
-            prep = preps[case.key]
+            member = built[case.key]
+            prep, after = preps[case.key], afters[case.key]
             execution = None
-            module = Path(tmp) / how["id"] / MODULE
-            check = checks[case.key]
-            if check == "load" and result.outcome.accepted:
-                if module not in loaded:
-                    loaded[module] = _device_check(session, module, check, member, None)
-                execution = loaded[module]
-            elif check == "device" and result.outcome.accepted:
-                execution = _device_check(session, module, check, member, case.variant.value)
-            elif check == "host" and case.key in hosted:
-                execution = hosted[case.key]
-            elif prep.expectation.expect is Expect.RUNTIME and result.outcome.accepted and program and session.gpus:
-                execution = grouped.get(case.key) or _run_program(session, program[0], program[0].parent,
-                                                                  (str(program[1]),))
-            judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
+            if member.result.outcome.accepted:
+                if after is AfterBuild.LOAD:
+                    if member.built.module not in loaded:
+                        loaded[member.built.module] = _after(session, case, config, after, member.built)
+                    execution = loaded[member.built.module]
+                else:
+                    execution = hosted.get(case.key) or grouped.get(case.key) or _after(session, case, config, after,
+                                                                                         member.built)
+            judgement = verdict(prep, case, member.result, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
                 records.append(_later(session, case, config, f"the batch said {judgement.verdict.value}",
-                                      [how["id"]], defer))
+                                      [member.source.id], defer))
                 continue
-            records.append(Record(case=case, config=config, judgement=judgement, result=result, started=started,
-                                  execution=execution, observed=_observed(session, prep, case, config), batch=how))
+            records.append(Record(case=case, config=config, judgement=judgement, result=member.result,
+                                  started=started, execution=execution, observed=_observed(session, prep, case, config),
+                                  batch=member.source))
     return [with_behaviour(r) for r in records if r is not None]
 
 
@@ -238,7 +245,7 @@ def _later(session: Session, case: Case, config: Config, why: str, tried: Sequen
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
-    return replace(run_one(session, case, config), batch={"how": "alone", "why": why, "tried": list(tried)})
+    return replace(run_one(session, case, config), batch=Alone(why=why, tried=tuple(tried)))
 
 
 def _run_program(session: Session, program: Path, cwd: Path, args: tuple[str, ...] = ()) -> ExecResult:
@@ -248,8 +255,9 @@ def _run_program(session: Session, program: Path, cwd: Path, args: tuple[str, ..
     return run_program(program, cwd, session.options.exec_timeout, session.gpus.take(), args=args)
 
 
-def _device_check(session: Session, module: Path, check: str, member: int | None, value: int | None) -> ExecResult:
-    """Load an accepted build's module (``check`` "load") or run a member's value kernel ("device"); a build
+def _device_check(session: Session, module: Path, check: AfterBuild, member: int | None,
+                  value: int | None) -> ExecResult:
+    """Load an accepted build's module (``LOAD``) or run a member's value kernel (``DEVICE_VALUE``); a build
     that left no module (an object without one, a failed device link) fails the check."""
     if not module.exists():
         why = module.with_name(DLINK_LOG)
@@ -257,44 +265,41 @@ def _device_check(session: Session, module: Path, check: str, member: int | None
             f": its device link said: {why.read_text()[-1500:]}" if why.exists() else "")
         return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=detail, output="", duration=0.0,
                           gpu="", command=())
-    return session.fatbin.load(module) if check == "load" else session.fatbin.value(module, member, value)
+    return session.fatbin.load(module) if check is AfterBuild.LOAD else session.fatbin.value(module, member, value)
 
 
-def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, tuple],
-                    preps: dict[str, Preparation]) -> dict[str, ExecResult]:
+def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "Member"],
+                    afters: dict[str, AfterBuild]) -> dict[str, ExecResult]:
     """Run the runtime members of each batched program that built, all in one process per program (a
     process start and CUDA context each cost about 0.3 s); only their passes are kept: a member that
     did not pass, or that a crash, hang or exit left unfinished, runs again alone."""
     groups: dict[Path, dict[int, str]] = {}
     for case in cases:
-        if case.key not in built or session.gpus is None:
-            continue
-        result, _, program, _ = built[case.key]
-        if preps[case.key].expectation.expect is Expect.RUNTIME and result.outcome.accepted and program:
-            groups.setdefault(program[0], {})[program[1]] = case.key
+        member = built.get(case.key)
+        if member is not None and afters[case.key] is AfterBuild.PROGRAM and member.result.outcome.accepted:
+            groups.setdefault(member.built.product, {})[member.built.member] = case.key
     out: dict[str, ExecResult] = {}
     for path, members in groups.items():
-        if len(members) < 2:
+        if len(members) < 2 or isinstance(session.fatbin, Deferred):  # deferred: each runs alone, elsewhere
             continue
-        if isinstance(session.fatbin, Deferred):
-            continue  # each runs alone, where the builds are carried
         ran = run_members(path, sorted(members), path.parent, session.options.exec_timeout, session.gpus.take())
         shared = f"ran in one process with the {len(members) - 1} other runtime members of its batch program"
         out.update({members[i]: replace(r, detail=shared) for i, r in ran.items() if r.status is ExecStatus.PASSED})
     return out
 
 
-def _batch_host_values(session: Session, cases: Sequence[Case], built: dict[str, tuple], checks: dict[str, str | None],
-                       config: Config, root: Path) -> dict[str, ExecResult]:
+def _batch_host_values(session: Session, cases: Sequence[Case], built: dict[str, "Member"],
+                       afters: dict[str, AfterBuild], config: Config) -> dict[str, ExecResult]:
     """Run the host value checks of a batch's members that were attributed: one driver per batch object."""
-    by_batch: dict[str, dict[str, int]] = {}
+    by_object: dict[Path, dict[str, int]] = {}
     for case in cases:
-        if checks[case.key] == "host" and case.key in built and built[case.key][0].outcome.accepted:
-            by_batch.setdefault(built[case.key][1]["id"], {})[case.key] = built[case.key][3]
+        member = built.get(case.key)
+        if member is not None and afters[case.key] is AfterBuild.HOST_VALUE and member.result.outcome.accepted:
+            by_object.setdefault(member.built.product, {})[case.key] = member.built.member
     values = {c.key: c.variant.value for c in cases}
     out: dict[str, ExecResult] = {}
-    for bid, members in by_batch.items():
-        out.update(_host_values(session, root / bid / "batch.o", config, cases[0].variant.flags, members, values))
+    for obj, members in by_object.items():
+        out.update(_host_values(session, obj, config, cases[0].variant.flags, members, values))
     return out
 
 
@@ -308,40 +313,48 @@ def _host_values(session: Session, obj: Path, config: Config, flags: Sequence[st
             for i, key in enumerate(members)}
 
 
-def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
-           hints: dict[str, str | None], checks: dict[str, str | None], peeling: bool = False
-           ) -> dict[str, tuple]:
-    """Return case key -> (its result, how it was obtained, (program, member) or None, its member index)
-    for the members a batch attributes with certainty; ``tried`` collects, per member left over, the
-    batches it was in.
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Member:
+    """A batch member's result, as the batch attributed it: where it came from and what it built."""
 
-    ``hints`` holds each member's expected diagnostic (a regex, or None); ``checks``, each member's GPU
-    check (see ``_gpu_check``: the batch keeps its module or object for them). Members left unattributed are
-    built again together while that makes progress (see below); the ones still left, and all members of
-    a batch that crashes or times out, are left to be built alone.
+    result: CompileResult
+    source: Batched
+    built: Built
+
+
+def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
+           hints: dict[str, str | None], afters: dict[str, AfterBuild], peeling: bool = False) -> dict[str, Member]:
+    """Return case key -> its ``Member`` for the members a batch attributes with certainty; ``tried`` collects,
+    per member left over, the batches it was in.
+
+    ``hints`` holds each member's expected diagnostic (a regex, or None); ``afters``, what runs after each
+    member's build (the batch keeps its module, or builds past the cache for its object or program). Members
+    left unattributed are built again together while that makes progress (see below); the ones still left,
+    and all members of a batch that crashes or times out, are left to be built alone.
     """
-    how = {"how": "batch", "id": digest([c.key for c in cases], config.key, length=12), "size": len(cases)}
-    folder = root / how["id"]
+    source = Batched(id=digest([c.key for c in cases], config.key, length=12), size=len(cases))
+    folder = root / source.id
     folder.mkdir()
-    program = cases[0].variant.mode is not Mode.COMPILE
-    # the program (or, for a host value check, the object) must exist: a cached result has none
-    runs = (program and session.gpus is not None) or any(checks.get(c.key) == "host" for c in cases)
+    wanted = {afters.get(c.key) for c in cases}
+    command = batch.command(cases, config)
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
-                                 cached=not runs and not session.options.no_cache,
-                                 image=any(checks.get(c.key) in ("load", "device") for c in cases))
+                                 cached=not wanted & set(NEEDS_PRODUCT) and not session.options.no_cache,
+                                 image=bool(wanted & set(NEEDS_MODULE)))
+    product = folder / command[command.index("-o") + 1]
     out, rest = {}, []
     for index, (case, part) in enumerate(zip(cases, batch.split(result, len(cases)))):
         if part is None:
             rest.append(case)
-            tried.setdefault(case.key, []).append(how["id"])
+            tried.setdefault(case.key, []).append(source.id)
         else:
-            out[case.key] = (part, how, (folder / "batch.out", index) if program and runs else None, index)
+            out[case.key] = Member(result=part, source=source,
+                                   built=Built(module=folder / MODULE, product=product, member=index))
     if result.outcome.infrastructure or len(rest) < 2:
         return out
     again = _again(result, cases, rest, out, hints, peeling)
     for part, peel in again:
         if len(part) >= 2:
-            out.update(_build(session, part, config, root, tried, hints, checks, peeling=peel))
+            out.update(_build(session, part, config, root, tried, hints, afters, peeling=peel))
     return out
 
 
@@ -359,8 +372,8 @@ def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], b
     """
     peeled = len(cases) - len(rest)
     if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE:
-        (only, _, _, _), = out.values()
-        messages = [d.message for d in only.diagnostics if d.severity in ("error", "fatal")]
+        (only,) = out.values()
+        messages = [d.message for d in only.result.diagnostics if d.severity in ("error", "fatal")]
         alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
         if alike:
             return [([c for c in rest if c.key not in alike], False)]

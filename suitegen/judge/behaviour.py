@@ -23,6 +23,35 @@ class Check(enum.Enum):
     NONE = "none"  # device code with no check of its behaviour (yet)
 
 
+class AfterBuild(enum.Enum):
+    """What runs after an item's accepted build, planned once (``after_build``); one runner each (``engine.item``)."""
+
+    NOTHING = "nothing"  # judged on its build alone
+    LOAD = "load"  # its device module is loaded on the GPU, every kernel resolved
+    DEVICE_VALUE = "device-value"  # its value kernel runs on the GPU and must store the variant's value
+    HOST_VALUE = "host-value"  # its object is linked with a value driver and run on the host
+    PROGRAM = "program"  # the runtime case's program runs on the GPU and checks itself
+    MODULE_CHECK = "module-check"  # the runtime case's device module runs under its rule's check hook
+
+
+def after_build(case: Case, expectation: Expectation | None, flags: Sequence[str], gpu: bool,
+                host_code: bool = True) -> AfterBuild:
+    """Return what runs after an accepted build of a judged item (``gpu``: a GPU check can run here;
+    ``host_code``: the compiler builds host code, which NVRTC does not)."""
+    if not gpu or expectation is None:
+        return AfterBuild.NOTHING
+    if expectation.expect is Expect.RUNTIME:
+        if case.variant.mode is Mode.COMPILE:
+            return AfterBuild.NOTHING
+        return AfterBuild.MODULE_CHECK if case.variant.mode is Mode.FATBIN else AfterBuild.PROGRAM
+    if loads(case, expectation, flags):
+        return AfterBuild.LOAD
+    where = value_run(case, expectation)
+    if where == "device":
+        return AfterBuild.DEVICE_VALUE
+    return AfterBuild.HOST_VALUE if where == "host" and host_code else AfterBuild.NOTHING
+
+
 DEVICE_CODE = re.compile(r"__(global|device|constant|managed|shared)__")
 
 

@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 from suitegen import hooks
 from suitegen.build import backends, nvrtc
 from suitegen.execute.images import loaded_code
+from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Compiler, Config, Deviation, Diagnostic, ExecResult,
                             ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Verdict)
@@ -28,6 +29,7 @@ class Preparation:
     env: Env
     expectation: Expectation | None = None
     final: Judgement | None = None  # UNSUPPORTED or UNRESOLVED: nothing is built
+    after: AfterBuild = AfterBuild.NOTHING  # what runs after an accepted build
 
 
 GPU_CC = "gpu-cc-"  # a machine feature naming the GPU's compute capability ("gpu-cc-9.0"), not for conditions
@@ -92,8 +94,9 @@ def expectation_for(case: Case, env: Env) -> Expectation:
 
 
 def prepare(case: Case, config: Config, features: Iterable[str],
-            unhonoured: Callable[[], str | None] = lambda: None) -> Preparation:
-    """Return the judge's decision before the build.
+            unhonoured: Callable[[], str | None] = lambda: None, gpu: bool = False) -> Preparation:
+    """Return the judge's decision before the build: whether the item is judged, what the guide expects, and
+    what runs after an accepted build (``gpu``: a GPU check can run here).
 
     ``unhonoured`` is asked only for items that are judged at all; it returns what the toolchain did
     instead of the config asked for (a dialect it ignored, say), or None.
@@ -107,7 +110,8 @@ def prepare(case: Case, config: Config, features: Iterable[str],
     if instead is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNRESOLVED, expected=exp,
                                                     reason=f"config not honoured: {instead}"))
-    return Preparation(env=env, expectation=exp)
+    after = after_build(case, exp, config.flags, gpu, host_code=config.toolchain.kind is not Compiler.NVRTC)
+    return Preparation(env=env, expectation=exp, after=after)
 
 
 def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...], by_message: bool = True) -> bool:
