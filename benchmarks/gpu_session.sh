@@ -4,7 +4,7 @@
 # tests: the GPU-marked tests; quick: the quick profile with execution (batched, cold private cache);
 # nvrtc: the quick profile compiled by the toolkit's own NVRTC (beside the nvcc on PATH), with execution;
 # reference: the quick profile with execution from .ref/ (a `git archive` of an earlier commit, for verdict
-# comparisons), with a cache of its own; clang: the quick profile with execution, every build replayed from
+# comparisons), with a cache of its own, and ref-nightly-K-N its nightly shard; clang: the quick profile with execution, every build replayed from
 # the build store .store/clang-q (recorded where clang is, with --builds-to); nightly-K-N: shard K of N of the
 # nightly profile with execution. Each step's log and run folder go to OUT,
 # with its wall time (the `time` line) and `where_time_goes.py` on its records.
@@ -25,6 +25,9 @@ for step in "$@"; do
     clang) LD_LIBRARY_PATH="/usr/local/cuda/lib64:$LD_LIBRARY_PATH" \
            python3 -m suitegen run --profile quick -q --builds-from .store/clang-q --out "$out/clang" \
            > "$out/clang.log" 2>&1 ;;
+    ref-nightly-*-*) shard=${step#ref-nightly-}
+                 (cd .ref && SUITEGEN_CACHE="$out/refcache" PYTHONPATH="$PWD:$PYTHONPATH" python3 -m suitegen run \
+                  --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step") > "$out/$step.log" 2>&1 ;;
     nightly-*-*) shard=${step#nightly-}
                  python3 -m suitegen run --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step" \
                  > "$out/$step.log" 2>&1 ;;

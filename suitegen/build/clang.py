@@ -263,7 +263,8 @@ class Clang:
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
         from suitegen.build import features
-        return frozenset({"clang"}) | features.detected_features(toolchain)
+        # clang is its own host compiler: the host-compiler rules of a clang host apply
+        return frozenset({"clang", "host-clang"}) | features.detected_features(toolchain)
 
     def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         from suitegen.model import Std
