@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "and the rules that test them; lists those with no rule and no reason")
     rules.add_argument("--hooks", action="store_true", help="the predicates, selectors, strategies, device checks "
                        "and detected features oracle files can name")
+    rules.add_argument("--format", action="store_true", help="the oracle's fields (docs/oracle-format.md): each "
+                       "field of a rule, variant, deviation and statement, its type and meaning")
 
     gen = sub.add_parser("generate", help="write the cases as .cu files with a manifest.json")
     options.add_arguments(gen, "generate")
@@ -204,6 +206,10 @@ def rules_command(args) -> int:
     from suitegen.engine.session import load_cases
     if args.hooks:
         return hooks_command(args)
+    if args.format:
+        from suitegen.oracle.fields import reference
+        print(reference(), end="")
+        return EXIT_OK
     opts = options.from_namespace(args)
     orc, cases = load_cases(opts)
     if args.trace:

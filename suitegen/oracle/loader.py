@@ -19,16 +19,10 @@ from typing import Iterable, Mapping
 from suitegen import hooks, resources
 from suitegen.model import (FILE_NAME, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
                             Outcome, Rule, Variant, safe_file_name)
-from suitegen.oracle import conditions
+from suitegen.oracle import conditions, fields
 
-RULE_KEYS = {"id", "statement", "template", "templates", "requires", "note", "mode", "flags",
-             "phase", "diagnostic", "line", "variant", "construct", "edition"}
-VARIANT_KEYS = {"name", "expect", "predicate", "params", "matrix", "requires", "flags", "mode",
-                "phase", "diagnostic", "line", "observe", "note", "strategies", "check",
-                "value"}
-DEVIATION_KEYS = {"rule", "variants", "observed", "diagnostic", "seen", "note", "when", "match", "params", "run",
-                  "select"}
-RUN_STATUSES = ("failed", "crashed", "timed-out")
+RULE_KEYS, VARIANT_KEYS, DEVIATION_KEYS = fields.keys("rule"), fields.keys("variant"), fields.keys("deviation")
+RUN_STATUSES = fields.RUN_STATUSES
 # Warnings about the test program's own scaffolding, never evidence of what a rule is about: a deviation that
 # matched one would hold for as long as an unrelated line of the program drew it.
 INCIDENTAL_WARNINGS = ('variable "x" was declared but never referenced', 'variable "x" was set but never used',
@@ -154,6 +148,13 @@ def _condition(text, path, rule, field):
         raise OracleError(path, str(exc), rule=rule, field=field) from None
 
 
+def _typed(path: Path, rid: str | None, raw: Mapping, table: str) -> None:
+    """Refuse a field whose value is not of the type the field table gives it."""
+    wrong = fields.mistyped(dict(raw), table)
+    if wrong is not None:
+        raise OracleError(path, wrong[1], rule=rid, field=wrong[0])
+
+
 def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     short = _get(raw, "id", str, path, None, required=True)
     rid = f"{section}/{short}"
@@ -164,6 +165,7 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     if unknown:
         raise OracleError(path, f"unknown field (known: {sorted(RULE_KEYS)})", rule=rid,
                           field=sorted(unknown)[0])
+    _typed(path, rid, raw, "rule")
     statement = _get(raw, "statement", str, path, rid, required=True).strip()
     if not statement:
         raise OracleError(path, "statement is empty", rule=rid, field="statement")
@@ -209,6 +211,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     if unknown:
         raise OracleError(path, f"unknown variant field (known: {sorted(VARIANT_KEYS)})", rule=rid,
                           field=sorted(unknown)[0])
+    _typed(path, rid, raw, "variant")
     name_fmt = _get(raw, "name", str, path, rid, required=True)
     params = _get(raw, "params", dict, path, rid, default={})
     matrix = _get(raw, "matrix", dict, path, rid, default={})
@@ -394,6 +397,10 @@ def _evidence(path: Path, rid: str, observed: Outcome, match: str, run: str) -> 
 def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation]:
     """Load one deviations file; every entry must name a known rule."""
     data = _read_toml(path)
+    unknown = set(data) - fields.keys("deviations file")
+    if unknown:
+        raise OracleError(path, f"unknown field (known: {sorted(fields.keys('deviations file'))})",
+                          field=sorted(unknown)[0])
     default_when = data.get("when")
     if not isinstance(default_when, str):
         raise OracleError(path, "a deviations file needs when = \"nvcc==X.Y\" (its toolchain range)",
@@ -410,6 +417,7 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         if unknown:
             raise OracleError(path, f"unknown field (known: {sorted(DEVIATION_KEYS)})", rule=rid,
                               field=sorted(unknown)[0])
+        _typed(path, rid, raw, "deviation")
         if rid not in rule_files:
             raise OracleError(path, "deviation names an unknown rule", rule=rid, field="rule")
         try:

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from suitegen.model import FROZEN
+from suitegen.oracle import fields
 from suitegen.oracle.loader import FINDINGS_SECTION
 
-STATEMENT_KEYS = {"id", "seed", "where", "kind", "text", "rules", "untested", "when", "example", "no_negative"}
-KINDS = ("must", "must-not", "may", "undefined", "note")
+STATEMENT_KEYS = fields.keys("statement")
+KINDS = fields.STATEMENT_KINDS
 # The only reasons a line the seed's example marks "error" may go without a rule that has a negative variant.
 NO_NEGATIVE = {
     "no-diagnostic-required": "the guide says the compiler does not guarantee a diagnostic (I.4.2.1, __CUDA_ARCH__)",
