@@ -9,6 +9,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+
+class UsageError(ValueError):
+    """What the user asked for cannot be done (a bad option, file or name): one message, exit status 2. Any other
+    exception is a bug, and the command shows its traceback."""
+
 FROZEN = dict(frozen=True, kw_only=True, slots=True)
 
 
@@ -70,7 +75,7 @@ class Std(enum.Enum):
         for std in cls:
             if std.value == text or std.value.replace("c++", "") == text:
                 return std
-        raise ValueError(f"unknown -std level {text!r} (known: {', '.join(s.value for s in cls)})")
+        raise UsageError(f"unknown -std level {text!r} (known: {', '.join(s.value for s in cls)})")
 
 
 CPLUSPLUS = {Std.CXX03: 199711, Std.CXX11: 201103, Std.CXX14: 201402, Std.CXX17: 201703,
@@ -90,7 +95,7 @@ def arch_number(arch: str) -> int:
             digits = "".join(ch for ch in name[len(prefix):] if ch.isdigit())
             if digits:
                 return int(digits)
-    raise ValueError(f"unknown arch {arch!r} (expected sm_XX or compute_XX)")
+    raise UsageError(f"unknown arch {arch!r} (expected sm_XX or compute_XX)")
 
 
 class Expect(enum.Enum):

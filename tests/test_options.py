@@ -108,3 +108,17 @@ def test_the_plugin_stays_out_of_sessions_that_do_not_use_it(pytester):
     result = pytester.runpytest_subprocess("--markers", "-p", "no:cacheprovider")
     assert "suitegen_gpu" not in result.stdout.str()
     assert "@pytest.mark.nvcc" not in result.stdout.str() and "@pytest.mark.slow" not in result.stdout.str()
+
+
+def test_a_usage_error_is_one_line_and_a_bug_is_a_traceback(monkeypatch, tmp_path, capsys):
+    from suitegen.frontends import cli
+    bad = tmp_path / "b.json"
+    bad.write_text("{")
+    assert cli.main(["diff", str(bad), str(bad)]) == cli.EXIT_USAGE
+    assert "not a baseline" in capsys.readouterr().err
+
+    def broken(args):
+        raise ValueError("a bug in suitegen")
+    monkeypatch.setattr(cli, "rules_command", broken)
+    with pytest.raises(ValueError, match="a bug in suitegen"):  # not turned into a usage error
+        cli.main(["rules"])

@@ -17,7 +17,7 @@ from typing import Sequence
 from suitegen import procs
 from suitegen.build import backends
 from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
-from suitegen.model import Toolchain
+from suitegen.model import Toolchain, UsageError
 
 TARGET = re.compile(r"^(sm|compute|lto)_(\d+)([af]?)$")
 LISTED = re.compile(r"\b(?:sm|compute)_\d+[af]?\b")
@@ -105,4 +105,4 @@ def check(toolchains: Sequence[Toolchain], arch_list: Sequence[str]) -> None:
                 problems.append(f"--arch {arch}: {tc.label} ({tc.nvcc}) does not know {', '.join(bad)} "
                                 f"(it knows {', '.join(real)}, their compute_XX, and the a/f suffixes)")
     if problems:
-        raise ValueError("; ".join(problems))
+        raise UsageError("; ".join(problems))

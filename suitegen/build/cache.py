@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 from suitegen.build.artifacts import ELF_MAGIC, FATBIN_MAGIC
 from suitegen.build.toolchain import cache_root
-from suitegen.model import CompileResult, Toolchain, digest
+from suitegen.model import CompileResult, Toolchain, UsageError, digest
 
 
 class Store(enum.Enum):
@@ -81,9 +81,9 @@ def load_toolchains(folder: Path | str) -> list[Toolchain]:
         try:
             out.append(Toolchain.from_json(json.loads(path.read_text())))
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"unreadable toolchain record {path}: {exc}") from None
+            raise UsageError(f"unreadable toolchain record {path}: {exc}") from None
     if not out:
-        raise ValueError(f"{folder} holds no recorded toolchains (write one with suitegen run --builds-to)")
+        raise UsageError(f"{folder} holds no recorded toolchains (write one with suitegen run --builds-to)")
     return out
 
 ENVIRONMENT = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from suitegen import procs
 from suitegen.build import artifacts, cache, nvrtc
-from suitegen.model import FROZEN, Compiler, Toolchain
+from suitegen.model import FROZEN, Compiler, Toolchain, UsageError
 
 BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
 
@@ -40,13 +40,13 @@ class DeviceBuild:
         build NVRTC has no option for."""
         target = self.target
         if toolchain.kind is Compiler.CLANG:
-            raise ValueError(f"build {self.name}: suitegen fuzz builds with nvcc or NVRTC, not clang")
+            raise UsageError(f"build {self.name}: suitegen fuzz builds with nvcc or NVRTC, not clang")
         if toolchain.kind is Compiler.NVRTC:
             flags = ["-Xptxas=-O0" if f == "-O0" and p == "-Xptxas" else f
                      for p, f in zip(("", *self.flags), self.flags) if f != "-Xptxas"]
             missing = [f for f in (*BASE_FLAGS[1:], *flags) if f not in nvrtc.OPTIONS]
             if missing:
-                raise ValueError(f"build {self.name}: NVRTC has no option for {' '.join(missing)}")
+                raise UsageError(f"build {self.name}: NVRTC has no option for {' '.join(missing)}")
             return nvrtc.command(toolchain.nvcc, "c++17", target, (*BASE_FLAGS[1:], *flags), source, out)
         return [toolchain.nvcc, *self.nvcc_flags(), f"-{self.output}", source, "-o", out]
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from suitegen import hooks
 from suitegen.cases.render import CHECK_MARK, Renderer
-from suitegen.model import Case, Expect, Expectation, Mode, Rule, Variant, digest
+from suitegen.model import Case, Expect, Expectation, Mode, Rule, UsageError, Variant, digest
 
 DEFAULT_SEED = 20261121
 COMPOSITION = Rule(id="composition/valid", section="composition",
@@ -102,7 +102,7 @@ def case_strategy(renderer: Renderer, rules: Sequence[Rule], systematic: Sequenc
             return compose(frags, bad)
         options.append(composition())
     if not options:
-        raise ValueError("nothing to draw from: no variant names strategies and fewer than two composable cases")
+        raise UsageError("nothing to draw from: no variant names strategies and fewer than two composable cases")
     return st.one_of(options)
 
 

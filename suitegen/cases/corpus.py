@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Callable, Sequence
 
-from suitegen.model import Case, Config, Expect, Expectation, FlagSet, Mode, Profile, Rule, Variant, safe_file_name
+from suitegen.model import Case, Config, Expect, Expectation, FlagSet, Mode, Profile, Rule, UsageError, Variant, safe_file_name
 from suitegen.oracle import conditions
 
 MANIFEST = "manifest.json"
@@ -84,12 +84,12 @@ def read_corpus(manifest_path: Path | str) -> list[Case]:
     path = Path(manifest_path)
     data = json.loads(path.read_text())
     if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: unknown corpus format {data.get('format')!r}")
+        raise UsageError(f"{path}: unknown corpus format {data.get('format')!r}")
     cases = []
     for e in data["cases"]:
         bad = [n for n in (e["dir"], *e["files"]) if not safe_file_name(n)]
         if bad:  # the manifest is data: a name in it must not lead outside the corpus
-            raise ValueError(f"{path}: case {e.get('id')!r}: {bad[0]!r} is not a plain file name")
+            raise UsageError(f"{path}: case {e.get('id')!r}: {bad[0]!r} is not a plain file name")
         exp = e["expectation"]
         requires = " && ".join(f"({t})" for t in e["requires"]) or None
         variant = Variant(

@@ -12,12 +12,12 @@ import jinja2
 
 from suitegen import resources
 from suitegen.cases import cxx, expressions
-from suitegen.model import Case, Expect, Rule, Variant
+from suitegen.model import Case, Expect, Rule, UsageError, Variant
 
 CHECK_MARK = "/* @check */"
 
 
-class RenderError(ValueError):
+class RenderError(UsageError):
     """A template that does not load or render; the message names template, rule and variant."""
 
 

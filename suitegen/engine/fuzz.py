@@ -25,7 +25,7 @@ from suitegen.build import modules
 from suitegen.build.modules import DeviceBuild
 from suitegen.engine import triage
 from suitegen.execute import host_check
-from suitegen.model import FROZEN, Toolchain
+from suitegen.model import FROZEN, Toolchain, UsageError
 from suitegen.synth import emit, ir, populate, reduce
 
 BUILDS = {
@@ -111,7 +111,7 @@ class Campaign:
         except (OSError, ValueError):
             return False
         if data.get("seed") != self.opts.seed or data.get("per_file") != self.opts.per_file:
-            raise ValueError(f"{self.state_path} is a campaign with seed {data.get('seed')!r} and "
+            raise UsageError(f"{self.state_path} is a campaign with seed {data.get('seed')!r} and "
                              f"{data.get('per_file')} programs per file; use another --out")
         self.next_file = data["next_file"]
         self.tally = Tally(**data["tally"])
@@ -323,7 +323,7 @@ def parse_budget(text: str) -> float:
     try:
         return float(text[:-1]) * scale if scale else float(text)
     except ValueError:
-        raise ValueError(f"--budget {text!r}: expected seconds, or a number with s, m or h") from None
+        raise UsageError(f"--budget {text!r}: expected seconds, or a number with s, m or h") from None
 
 
 def fuzz_command(args) -> int:
@@ -339,11 +339,11 @@ def fuzz_command(args) -> int:
     if args.save:
         return save_command(args)
     if args.policy and args.policy not in POLICIES:
-        raise ValueError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
+        raise UsageError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
     builds = tuple(b for b in args.builds.split(",") if b)
     unknown = [b for b in builds if b not in BUILDS]
     if unknown:
-        raise ValueError(f"--builds: unknown {', '.join(unknown)} (known: {', '.join(BUILDS)})")
+        raise UsageError(f"--builds: unknown {', '.join(unknown)} (known: {', '.join(BUILDS)})")
     tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
     for b in builds:  # NVRTC has no option for some builds: say so before the campaign starts
         BUILDS[b].argv(tc, "fuzz.cu", "fuzz.out")
@@ -364,7 +364,7 @@ def fuzz_command(args) -> int:
                   "and built for compiler crashes")
     hosts = tuple(h for h in args.host_builds.split(",") if h)
     if any(h not in host_check.HOST_BUILDS for h in hosts) or not hosts:
-        raise ValueError(f"--host-builds {args.host_builds!r}: known {', '.join(host_check.HOST_BUILDS)}")
+        raise UsageError(f"--host-builds {args.host_builds!r}: known {', '.join(host_check.HOST_BUILDS)}")
     opts = Options(seed=args.seed, host_builds=hosts, budget=parse_budget(args.budget), out=out, builds=builds, policy=args.policy,
                    per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2,
                    host=args.host, arch=args.arch, reduce=not args.no_reduce,
@@ -421,14 +421,14 @@ def save_command(args) -> int:
     try:
         findings = {f.get("bucket"): f for f in json.loads((out / "findings.json").read_text())}
     except (OSError, ValueError):
-        raise ValueError(f"--save: {out / 'findings.json'} is missing: run the campaign first") from None
+        raise UsageError(f"--save: {out / 'findings.json'} is missing: run the campaign first") from None
     for bucket in args.save.split(","):
         if bucket not in findings:
-            raise ValueError(f"--save: no finding {bucket!r} in {out / 'findings.json'} "
+            raise UsageError(f"--save: no finding {bucket!r} in {out / 'findings.json'} "
                              f"(there: {', '.join(sorted(b for b in findings if b))})")
         f = findings[bucket]
         if not args.when and f.get("bad") != "default":
-            raise ValueError(f"--save {bucket}: it is wrong under {f.get('bad')}, not the default build the oracle "
+            raise UsageError(f"--save {bucket}: it is wrong under {f.get('bad')}, not the default build the oracle "
                              "uses: say with --when where the default build is wrong (fuzz --releases finds out)")
         when = args.when or f"nvcc=={f['toolchain']}"
         written = regression.save(f, resources.oracle_root(), resources.templates_root(), when,
@@ -451,7 +451,7 @@ def releases_command(args) -> int:
         findings = [f for f in json.loads((out / "findings.json").read_text())
                     if f["kind"] in ("wrong-code", "crash") and f.get("reproducer")]
     except (OSError, ValueError):
-        raise ValueError(f"--releases: {out / 'findings.json'} is missing: run the campaign first") from None
+        raise UsageError(f"--releases: {out / 'findings.json'} is missing: run the campaign first") from None
     runner, gpu = None, detect_gpu()
     if gpu.available and not args.no_gpu:
         from suitegen.execute.fatbin import FatbinRunner

@@ -19,7 +19,7 @@ from pathlib import Path, PurePath
 from suitegen import procs
 from suitegen.build import diagnostics
 from suitegen.cases.render import Renderer
-from suitegen.model import FROZEN, PHASE_GROUPS, Diagnostic, Expectation
+from suitegen.model import FROZEN, PHASE_GROUPS, Diagnostic, Expectation, UsageError
 from suitegen.oracle import loader
 from suitegen.synth import inject as inj
 
@@ -56,7 +56,7 @@ def expectation(oracle, violation: inj.Violation) -> Expectation:
     rule = oracle.rule(violation.rule)
     variant = next((v for v in rule.variants if v.name == violation.case), None)
     if variant is None or variant.expectation.expect.value != "reject":
-        raise ValueError(f"{violation.name}: rule {violation.rule} has no rejected variant {violation.case!r}")
+        raise UsageError(f"{violation.name}: rule {violation.rule} has no rejected variant {violation.case!r}")
     return variant.expectation
 
 

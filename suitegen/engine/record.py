@@ -13,6 +13,7 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping
+from suitegen.model import UsageError
 
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # names in a message (a variable, a type): they vary per variant
 
@@ -70,7 +71,7 @@ def write(records: Iterable[Mapping], folder: Path, compiler: str, when: str, se
         if path.exists():
             held = tomllib.loads(path.read_text())
             if held.get("compiler", "nvcc") != compiler or held.get("when") != when:
-                raise ValueError(f"{path} covers another compiler or range ({held.get('compiler', 'nvcc')}, "
+                raise UsageError(f"{path} covers another compiler or range ({held.get('compiler', 'nvcc')}, "
                                  f"{held.get('when')!r}): write to another folder")
             have = {(d["rule"], v) for d in held.get("deviation", []) for v in d.get("variants", ["*"])}
             devs = {k: d for k, d in devs.items() if k not in have}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from suitegen.oracle.loader import FINDINGS_SECTION
 from suitegen.synth import emit
+from suitegen.model import UsageError
 
 HEADER = f'''# Compiler bugs found by `suitegen fuzz`, kept as regression cases (`suitegen fuzz --save BUCKET`).
 # Not statements of the guide: each rule's program is a reduced generated program whose every output cell
@@ -31,13 +32,13 @@ def save(finding: dict, oracle_root: Path, templates_root: Path, when: str, seen
     such as ``ptx-jit``, comes from its release range; ``jit_when`` where configs whose PTX this GPU's driver
     JIT-compiles (feature ``driver-jit``) were seen wrong too."""
     if finding.get("kind") != "wrong-code" or not finding.get("reproducer", "").endswith(emit.VERDICT_LINE):
-        raise ValueError(f"finding {finding.get('bucket')}: only a wrong-code finding with a GPU reproducer "
+        raise UsageError(f"finding {finding.get('bucket')}: only a wrong-code finding with a GPU reproducer "
                          "can become an oracle case")
     bucket = finding["bucket"]
     rules = oracle_root / f"{FINDINGS_SECTION}.toml"
     text = rules.read_text() if rules.exists() else HEADER
     if f'id = "{bucket}"' in text:
-        raise ValueError(f"finding {bucket} is already a case in {rules}")
+        raise UsageError(f"finding {bucket} is already a case in {rules}")
     template = templates_root / FINDINGS_SECTION / f"{bucket}.cu.j2"
     template.parent.mkdir(parents=True, exist_ok=True)
     template.write_text("{% raw %}" + emit.as_case(finding["reproducer"]) + "{% endraw %}\n")

@@ -22,7 +22,7 @@ from suitegen.engine import options
 from suitegen.engine.item import safe_run_unit, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
-from suitegen.model import digest
+from suitegen.model import UsageError, digest
 from suitegen.report.outputs import publish
 from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run, new_run_id,
                                         read_cases, write_json)
@@ -67,7 +67,7 @@ def _corpus_cases(args, opts):
     from suitegen.engine.session import select_rules
     manifest = Path(args.corpus) / MANIFEST
     if not manifest.exists():
-        raise ValueError(f"--corpus {args.corpus}: no {MANIFEST} there (make one with suitegen generate)")
+        raise UsageError(f"--corpus {args.corpus}: no {MANIFEST} there (make one with suitegen generate)")
     cases = read_corpus(manifest)
     chosen = {r.id for r in select_rules(list({c.rule.id: c.rule for c in cases}.values()), opts.rules)}
     return [c for c in cases if c.rule.id in chosen], read_corpus_profile(manifest)
@@ -101,7 +101,7 @@ def run_command(args) -> int:
             if args.resume:
                 _restore_options(args, folder)
             elif (folder / RESULTS).exists():
-                raise ValueError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
+                raise UsageError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
                                  "or choose another folder")
             return _run_locked(args, folder, run_id)
     except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
@@ -206,7 +206,7 @@ def shard(work: list, spec: str | None) -> list:
         k, n = (int(x) for x in spec.split("/"))
         assert 1 <= k <= n
     except (ValueError, AssertionError):
-        raise ValueError(f"--shard {spec!r}: expected K/N with 1 <= K <= N, e.g. 2/4") from None
+        raise UsageError(f"--shard {spec!r}: expected K/N with 1 <= K <= N, e.g. 2/4") from None
     # By content and the config's words, not the toolchain's fingerprint: hosts with their own installs agree.
     return [u for u in work
             if int(digest([c.key for c in u.cases], u.config.toolchain.label, u.config.id), 16) % n == k - 1]

@@ -18,7 +18,7 @@ from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
-from suitegen.model import Case, Compiler, Config, ObservedConfig, Std, Toolchain, arch_number
+from suitegen.model import Case, Compiler, Config, ObservedConfig, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
 
 
@@ -61,7 +61,7 @@ def build_flags(config: Config, case: Case) -> tuple[str, ...]:
     return (*config.flags, *case.variant.flags, *case.mode_flags)
 
 
-class SelectionError(ValueError):
+class SelectionError(UsageError):
     """A ``--rules`` pattern that matches no rule (a typo must not run nothing and pass)."""
 
 
@@ -129,7 +129,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
     else:
         orc = oracle_mod.load(opts.oracle)
     if opts.builds_to and opts.builds_from:
-        raise ValueError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
+        raise UsageError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
     if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
         cache.use_store(cache.Store.REPLAY, opts.builds_from)
         try:

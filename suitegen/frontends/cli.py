@@ -10,9 +10,8 @@ from pathlib import Path
 
 from suitegen import __version__
 from suitegen.build.toolchain import ToolchainError
-from suitegen.cases.render import RenderError
 from suitegen.engine import options
-from suitegen.oracle.loader import OracleError
+from suitegen.model import UsageError
 from suitegen.report.run_folder import RunFolderBusy
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -177,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         status = command(args)
         sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
         return status
-    except (OracleError, RenderError, ToolchainError, RunFolderBusy, ValueError) as exc:
+    except (UsageError, ToolchainError, RunFolderBusy) as exc:  # anything else is a bug: its traceback shows
         print(f"suitegen: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
@@ -357,7 +356,10 @@ def load_results(name: str) -> tuple[list[dict], str]:
     from suitegen.report.run_folder import find_run, read_records
     path = Path(name)
     if path.is_file() and path.suffix == ".json":
-        return json.loads(path.read_text())["results"], path.name
+        try:
+            return json.loads(path.read_text())["results"], path.name
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{path}: not a baseline (suitegen baseline save writes one): {exc}") from None
     folder = find_run(name)
     return list(read_records(folder / "results.jsonl")), folder.name
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from suitegen import hooks
-from suitegen.model import FROZEN, Compiler, Std, arch_number
+from suitegen.model import FROZEN, Compiler, Std, UsageError, arch_number
 
 # nvcc flags that switch a feature on; the feature is what conditions name.
 FLAG_FEATURES = {
@@ -56,7 +56,7 @@ def known_features() -> frozenset[str]:
     return FIXED_FEATURES | frozenset(hooks.names("feature"))
 
 
-class ConditionError(ValueError):
+class ConditionError(UsageError):
     """A condition expression that does not parse."""
 
 

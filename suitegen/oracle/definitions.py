@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from suitegen import hooks
-from suitegen.model import FROZEN, Expect
+from suitegen.model import FROZEN, Expect, UsageError
 
 CTOR_KINDS = ("implicit", "defaulted", "empty", "params", "init-list", "constexpr-init-list", "body", "declared")
 DTOR_KINDS = ("implicit", "defaulted", "empty", "body", "declared")
@@ -31,9 +31,9 @@ class ClassSpec:
 
     def __post_init__(self):
         if self.ctor not in CTOR_KINDS:
-            raise ValueError(f"ctor must be one of {CTOR_KINDS}, not {self.ctor!r}")
+            raise UsageError(f"ctor must be one of {CTOR_KINDS}, not {self.ctor!r}")
         if self.dtor not in DTOR_KINDS:
-            raise ValueError(f"dtor must be one of {DTOR_KINDS}, not {self.dtor!r}")
+            raise UsageError(f"dtor must be one of {DTOR_KINDS}, not {self.dtor!r}")
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> "ClassSpec":
@@ -42,7 +42,7 @@ class ClassSpec:
         kw = {k: v for k, v in params.items() if k != "label"}  # label only names the variant
         unknown = set(kw) - known
         if unknown:
-            raise ValueError(f"unknown class property {sorted(unknown)} (known: {sorted(known)})")
+            raise UsageError(f"unknown class property {sorted(unknown)} (known: {sorted(known)})")
         for sub in ("base", "member"):
             if kw.get(sub) is not None:
                 kw[sub] = cls.from_params(kw[sub])
@@ -104,7 +104,7 @@ def lambda_execution_space(enclosing: str | None) -> str:
     if enclosing is None or enclosing == "":
         return "__host__"
     if enclosing not in SPACES:
-        raise ValueError(f"unknown execution space {enclosing!r}")
+        raise UsageError(f"unknown execution space {enclosing!r}")
     return "__device__" if enclosing == "__global__" else enclosing
 
 
@@ -117,7 +117,7 @@ def implicit_member_space(callers: list[str]) -> str:
     host = device = False
     for space in callers:
         if space not in SPACES:
-            raise ValueError(f"unknown execution space {space!r}")
+            raise UsageError(f"unknown execution space {space!r}")
         host |= "__host__" in space
         device |= space in ("__device__", "__global__", "__host__ __device__")
     if host and device:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from suitegen import hooks, resources
-from suitegen.model import (FILE_NAME, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
+from suitegen.model import (FILE_NAME, UsageError, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
                             Outcome, Rule, Variant, safe_file_name)
 from suitegen.oracle import conditions, fields
 
@@ -31,7 +31,7 @@ SEED_EDITION = "seeds"  # a rule's statement comes from the source documents unl
 FINDINGS_SECTION = "fuzz-findings"  # compiler bugs suitegen fuzz found, kept as cases; the trace counts them apart
 
 
-class OracleError(ValueError):
+class OracleError(UsageError):
     """A malformed oracle file; the message names the file, the rule and the field."""
 
     def __init__(self, file: Path | str, message: str, rule: str | None = None,

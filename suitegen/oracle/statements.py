@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from suitegen.model import FROZEN
+from suitegen.model import FROZEN, UsageError
 from suitegen.oracle import fields
 from suitegen.oracle.loader import FINDINGS_SECTION
 
@@ -41,7 +41,7 @@ NO_NEGATIVE = {
 }
 
 
-class StatementError(ValueError):
+class StatementError(UsageError):
     """A malformed statements file; the message names the file and the statement."""
 
 

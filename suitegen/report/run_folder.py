@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from suitegen import resources
-from suitegen.model import Case, Record
+from suitegen.model import Case, Record, UsageError
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -188,7 +188,7 @@ def find_run(name: str) -> Path:
     if not folder.is_dir():
         folder = resources.REPORTS / name
     if not (folder / META).exists():
-        raise ValueError(f"{name}: no run found ({folder / META} is missing)")
+        raise UsageError(f"{name}: no run found ({folder / META} is missing)")
     return folder
 
 
@@ -208,7 +208,7 @@ def merge(folders: Sequence[Path], out: Path) -> Path:
     """Join run folders (the shards of one run) into ``out``: records and cases once each, one run.json."""
     out.mkdir(parents=True, exist_ok=True)
     if (out / RESULTS).exists():
-        raise ValueError(f"{out} already holds a run; merge into a new folder")
+        raise UsageError(f"{out} already holds a run; merge into a new folder")
     with RunLock(out, "suitegen merge"):
         results, cases = ResultsFile(out), ResultsFile(out, CASES)
         metas = [json.loads((f / META).read_text()) for f in folders]

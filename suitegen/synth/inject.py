@@ -17,7 +17,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from suitegen.model import FROZEN
+from suitegen.model import FROZEN, UsageError
 from suitegen.synth import emit, ir, populate
 from suitegen.synth.reduce import walk
 
@@ -248,7 +248,7 @@ def _wrappers(v: Violation, count: int, target: str, n: str, rng: random.Random)
 def inject(program: ir.Program, violation: Violation, context: str, rng: random.Random) -> Invalid:
     """Return the program's source with ``violation`` placed in ``context``, at a random depth, and where it is."""
     if context not in CONTEXTS:
-        raise ValueError(f"unknown context {context!r}: one of {', '.join(CONTEXTS)}")
+        raise UsageError(f"unknown context {context!r}: one of {', '.join(CONTEXTS)}")
     v, n = violation, program.name
     lines = emit.source([program]).splitlines()
     t = rng.choice(TYPES)
