@@ -14,7 +14,7 @@ def test_the_format_reference_is_written_from_the_table():
 
 def test_a_mistyped_field_is_refused_with_its_meaning(tmp_path):
     assert fields.mistyped({"line": "no"}, "variant") == ("line", "line is a boolean: whether the diagnostic must "
-                                                         "point at the marked line")
+                                                         "point at the marked line (default true)")
     assert fields.mistyped({"value": True}, "variant")[0] == "value", "a boolean is not an integer"
     assert fields.mistyped({"flags": ["-G"], "expect": "accept"}, "variant") is None
     path = tmp_path / "d.toml"

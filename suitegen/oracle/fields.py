@@ -45,11 +45,6 @@ FIELDS: tuple[Field, ...] = (
     Field("rule", "requires", "condition", False, "when the rule applies (std, arch, nvcc, clang, features)"),
     Field("rule", "note", "string", False, "which reading of the guide it takes, where the guide is ambiguous, "
           "and why"),
-    Field("rule", "mode", one_of(Mode), False, "the default build mode of its variants"),
-    Field("rule", "flags", "list of strings", False, "the default nvcc flags of its variants"),
-    Field("rule", "phase", f"one of: {PHASES}", False, "the default phase its rejections come from"),
-    Field("rule", "diagnostic", "regex", False, "the default pattern its rejections' messages match"),
-    Field("rule", "line", "boolean", False, "whether the diagnostic must point at the marked line (default true)"),
     Field("rule", "variant", "list of tables", True, "its variants ([[rule.variant]] tables)"),
     Field("rule", "construct", "regex", False, "the construct its negative side forbids: a positive variant must "
           "not contain it"),
@@ -67,7 +62,7 @@ FIELDS: tuple[Field, ...] = (
           "compile)"),
     Field("variant", "phase", f"one of: {PHASES}", False, "the phase a rejection or diagnostic must come from"),
     Field("variant", "diagnostic", "regex", False, "what a rejection's, warning's or diagnostic's message matches"),
-    Field("variant", "line", "boolean", False, "whether the diagnostic must point at the marked line"),
+    Field("variant", "line", "boolean", False, "whether the diagnostic must point at the marked line (default true)"),
     Field("variant", "observe", "string", False, "for a runtime variant: what the program checks and reports"),
     Field("variant", "note", "string", False, "why this variant, where it is not obvious"),
     Field("variant", "strategies", "table", False, "param -> hook: strategy, for drawn variants"),
@@ -102,6 +97,11 @@ FIELDS: tuple[Field, ...] = (
     Field("statement", "example", "string", False, "\"error\" where its seed example marks its line an error"),
     Field("statement", "no_negative", "string", False, "why no negative variant traces an error example"),
 )
+
+
+RULE_DEFAULTS = ("mode", "flags", "phase", "diagnostic", "line")  # a rule's value is its variants' default
+FIELDS += tuple(Field("rule", f.name, f.type, False, f"its variants' default: {f.meaning}")
+                for f in FIELDS if f.table == "variant" and f.name in RULE_DEFAULTS)
 
 
 def mistyped(raw: dict, table: str) -> tuple[str, str] | None:

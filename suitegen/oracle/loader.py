@@ -183,7 +183,7 @@ def _rule(path: Path, section: str, raw: Mapping) -> Rule:
         # a case's files are written into a scratch folder, a run folder's reproducers and a corpus
         raise OracleError(path, f"file name {bad[0]!r} is not a plain file name: relative, no folder or '..', "
                           f"letters, digits and . _ + - ({FILE_NAME.pattern})", rule=rid, field="templates")
-    defaults = {k: raw[k] for k in ("mode", "flags", "phase", "diagnostic", "line") if k in raw}
+    defaults = {k: raw[k] for k in fields.RULE_DEFAULTS if k in raw}
     raw_variants = _get(raw, "variant", list, path, rid, required=True)
     variants: list[Variant] = []
     for rv in raw_variants:
