@@ -484,6 +484,7 @@ class Judgement:
     reason: str
     expected: Expectation | None = None
     deviation: Deviation | None = None
+    execution: Verdict | None = None  # the GPU or host run judged on its own (before any deviation), if one ran
 
 
 SCHEMA = 2  # results.jsonl records; 2 added observed_config, batch, execution_verdict
@@ -515,8 +516,8 @@ class Alone:
 class Record:
     """One line of results.jsonl.
 
-    Room for later stages: ``execution_verdict`` (a run judged apart from its compile) is written as
-    null until something fills it. ``batch`` is null for an item built alone in an unbatched run.
+    ``execution_verdict`` is its run judged on its own (a runtime case's program, a value check, a module's
+    load), null where nothing ran. ``batch`` is null for an item built alone in an unbatched run.
     """
 
     case: Case
@@ -577,7 +578,7 @@ class Record:
             "execution": None if self.execution is None else self.execution.to_json(),
             "gpu": None if self.execution is None else self.execution.gpu,
             "observed_config": None if self.observed is None else self.observed.to_json(),
-            "execution_verdict": None,
+            "execution_verdict": None if self.judgement.execution is None else self.judgement.execution.value,
             "behaviour": None if self.behaviour is None else dict(self.behaviour),
             "batch": None if self.batch is None else self.batch.to_json(),
             "duration": round((res.duration if res else 0.0)

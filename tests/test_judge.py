@@ -344,3 +344,28 @@ def test_driver_jit_is_a_config_with_no_sass_this_gpu_runs():
     assert jit == {"sm_90": False, "sm_80": True, "compute_90": True, "sm_80+sm_90": False, "sm_90a": False}
     assert "driver-jit" not in make_env(replace(CFG, arch="sm_80"), c, ("linux",)).features
     assert conditions.parse("driver-jit && nvcc==13.0")(make_env(replace(CFG, arch="sm_80"), c, ("gpu-cc-9.0",)))
+
+
+def test_the_run_is_judged_on_its_own_before_any_deviation():
+    """The second step: a run's own verdict (recorded as execution_verdict), then the deviations over it."""
+    from suitegen.execute.programs import classify
+    from suitegen.judge.verdicts import execution_verdict
+    from suitegen.model import ExecResult, ExecStatus
+    bad = classify("SUITEGEN-CHECK-FAILED: x (line 4)\nSUITEGEN-RESULT: FAIL 1\n", 1, 1, "GPU 0")
+    good = classify("SUITEGEN-RESULT: PASS\n", 0, 1, "GPU 0")
+    hung = ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail="60s", output="", duration=60, gpu="GPU 0",
+                      command=())
+    run = case(RUNTIME, name="run-x")
+    assert [execution_verdict(RUNTIME, run, e, "no GPU")[0] for e in (good, bad, hung, None)] == \
+        [Verdict.PASS, Verdict.FAIL, Verdict.UNRESOLVED, Verdict.UNSUPPORTED]
+    valid = case(ACCEPT, name="pos")
+    assert execution_verdict(ACCEPT, valid, None, None) is None, "nothing ran: no execution verdict"
+    assert execution_verdict(ACCEPT, valid, good, None)[0] is Verdict.PASS  # its module loaded
+    assert execution_verdict(ACCEPT, valid, bad, None)[1].startswith("its module did not load")
+    d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"), observed=Outcome.ACCEPTED,
+                  diagnostic="wrong", seen="today", run="failed")
+    j = judge(run, CFG, make_env(CFG, run, ()), result(Outcome.ACCEPTED), [d], execution=bad)
+    assert (j.verdict, j.execution) == (Verdict.XFAIL, Verdict.FAIL), "the deviation covers the run; the run failed"
+    j = judge(valid, CFG, make_env(CFG, valid, ()), result(Outcome.ACCEPTED), execution=good)
+    assert (j.verdict, j.execution) == (Verdict.PASS, Verdict.PASS)
+    assert judge(valid, CFG, make_env(CFG, valid, ()), result(Outcome.ACCEPTED)).execution is None

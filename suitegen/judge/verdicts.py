@@ -208,23 +208,40 @@ def judge_execution(execution: ExecResult | None, skipped: str | None) -> tuple[
     return Verdict.FAIL, f"{execution.status.value}{where}: {execution.detail}"
 
 
+def execution_verdict(exp: Expectation, case: Case, execution: ExecResult | None,
+                      skipped: str | None) -> tuple[Verdict, str] | None:
+    """The second step, after a compile verdict of PASS: the run judged on its own (a runtime case's program, a
+    value check, a module's load), before any deviation; None where nothing was to run."""
+    if exp.expect is Expect.RUNTIME or (execution is not None and case.variant.value is not None):
+        return judge_execution(execution, skipped)
+    if execution is None:
+        return None
+    where = execution.gpu or "the GPU"
+    if execution.status is ExecStatus.PASSED:
+        return Verdict.PASS, f"its module loaded on {where}"
+    loaded = Verdict.UNRESOLVED if execution.status is ExecStatus.TIMED_OUT else Verdict.FAIL
+    return loaded, f"its module did not load on {where}: {execution.status.value}: {execution.detail}"
+
+
 def _stale(dev: Deviation, exp: Expectation, why: str) -> Judgement:
     return Judgement(verdict=Verdict.XPASS, reason=f"known deviation no longer shows ({dev.seen}): {why}",
                      expected=exp, deviation=dev)
 
 
-def _runtime_verdict(prep: Preparation, case: Case, deviations, execution, skipped) -> Judgement:
+def _runtime_verdict(prep: Preparation, case: Case, deviations, execution, ran: tuple[Verdict, str]) -> Judgement:
+    """The run's verdict with the run deviations laid over it (a recorded wrong result is XFAIL; one that no
+    longer shows is XPASS)."""
     exp = prep.expectation
-    verdict, why = judge_execution(execution, skipped)
+    verdict, why = ran
     runs = [d for d in devs.covering(case, prep.env, deviations, exp) if d.run] if execution else []
     if verdict is Verdict.FAIL:
         shown = [d for d in runs if devs.shows_in_run(d, execution)]
         if shown:
             return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp,
-                             deviation=shown[0])
+                             deviation=shown[0], execution=verdict)
     elif verdict is Verdict.PASS and runs:
-        return _stale(runs[0], exp, why)
-    return Judgement(verdict=verdict, reason=why, expected=exp)
+        return replace(_stale(runs[0], exp, why), execution=verdict)
+    return Judgement(verdict=verdict, reason=why, expected=exp, execution=verdict if execution else None)
 
 
 def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviations: Iterable[Deviation] = (),
@@ -247,9 +264,11 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     if prep.env.compiler is Compiler.NVRTC and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
         return Judgement(verdict=Verdict.UNSUPPORTED, reason="NVRTC compiles device code only: "
                          "it reports this case's host code (a host function or variable)")
+    # 1. the compile verdict; 2. (where it passed) the run's own verdict; 3. the deviations laid over them
     verdict_, why = compare(exp, case, result, twin, backends.of(prep.env.compiler).same_messages)
+    ran = execution_verdict(exp, case, execution, execution_skipped) if verdict_ is Verdict.PASS else None
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
-        return _runtime_verdict(prep, case, deviations, execution, execution_skipped)
+        return _runtime_verdict(prep, case, deviations, execution, ran)
     # a crash is UNRESOLVED unless a deviation records it (a known internal error): then XFAIL
     known = verdict_ in (Verdict.PASS, Verdict.FAIL) or result.outcome is Outcome.CRASHED
     covering = [d for d in devs.covering(case, prep.env, deviations, exp) if not d.run] if known else []
@@ -257,22 +276,21 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
         return _stale(covering[0], exp, why)
     valued = execution is not None and case.variant.value is not None
     if verdict_ is Verdict.PASS and valued:
-        run = _runtime_verdict(prep, case, deviations, execution, execution_skipped)
+        run = _runtime_verdict(prep, case, deviations, execution, ran)
         return replace(run, reason=f"{why}; value check: {run.reason}")
-    if verdict_ is Verdict.PASS and execution is not None and execution.status is not ExecStatus.PASSED:
-        # a load-only run: the module of a program that compiled must load on the GPU
-        loaded = Verdict.UNRESOLVED if execution.status is ExecStatus.TIMED_OUT else Verdict.FAIL
-        return Judgement(verdict=loaded, expected=exp, reason=f"{why}, but its module did not load on "
-                         f"{execution.gpu or 'the GPU'}: {execution.status.value}: {execution.detail}")
+    if ran is not None and ran[0] is not Verdict.PASS:  # a load-only run: a module that compiled must load
+        return Judgement(verdict=ran[0], expected=exp, reason=f"{why}, but {ran[1]}", execution=ran[0])
+    loaded = ran[0] if ran is not None else None
     if not covering:
-        return Judgement(verdict=verdict_, reason=why, expected=exp)
+        return Judgement(verdict=verdict_, reason=why, expected=exp, execution=loaded)
     showing = [d for d in covering if devs.shows_in_build(d, result)]
     if showing and valued and execution.status is not ExecStatus.PASSED:
         # a known compile deviation (a warning not given, say) does not excuse a wrong value
         return Judgement(verdict=Verdict.FAIL, expected=exp, reason=f"known deviation: {why}; but its value "
                          f"check: {execution.status.value}: {execution.detail}")
     if showing:
-        return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp, deviation=showing[0])
+        return Judgement(verdict=Verdict.XFAIL, reason=f"known deviation: {why}", expected=exp, deviation=showing[0],
+                         execution=loaded)
     dev = covering[0]
-    return Judgement(verdict=verdict_, expected=exp,
+    return Judgement(verdict=verdict_, expected=exp, execution=loaded,
                      reason=why + f" (differs from the recorded deviation: {dev.observed.value}: {dev.diagnostic})")
