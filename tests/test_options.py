@@ -122,3 +122,16 @@ def test_a_usage_error_is_one_line_and_a_bug_is_a_traceback(monkeypatch, tmp_pat
     monkeypatch.setattr(cli, "rules_command", broken)
     with pytest.raises(ValueError, match="a bug in suitegen"):  # not turned into a usage error
         cli.main(["rules"])
+
+
+def test_a_resumed_run_gets_back_every_option_it_does_not_give_again():
+    from suitegen.engine.run import RunSpec
+    first = RunSpec(options=options.RunOptions(nvcc=("clang++-22",), builds_from="store", std=("c++17",), timeout=30.0),
+                    shard="1/2", out="r")
+    saved = {"spec": first.to_json()}
+    again = RunSpec(resume="r", options=options.RunOptions(timeout=60.0)).resumed(saved)
+    assert again.options.nvcc == ("clang++-22",) and again.options.builds_from == "store", "from the one table"
+    assert again.options.std == ("c++17",) and again.shard == "1/2"
+    assert again.options.timeout == 60.0, "what is given again wins"
+    older = RunSpec(resume="r").resumed({"args": {"nvcc": ["nvcc-13.2"], "shard": "2/4", "no_exec": True}})
+    assert (older.options.nvcc, older.options.no_exec, older.shard) == (("nvcc-13.2",), True, "2/4")

@@ -91,6 +91,25 @@ class RunOptions:
     allow_xpass: bool = False
 
 
+def to_json(opts: RunOptions) -> dict:
+    """Return the options as JSON (a run.json's ``spec``)."""
+    return {name: list(v) if isinstance(v, tuple) else v for name in RunOptions.__dataclass_fields__
+            for v in [getattr(opts, name)]}
+
+
+def from_json(data: dict) -> RunOptions:
+    """Read ``to_json``'s form back (fields it lacks keep their defaults; unknown ones are ignored)."""
+    fields = RunOptions.__dataclass_fields__
+    return RunOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in fields})
+
+
+def given(opts: RunOptions, saved: RunOptions) -> RunOptions:
+    """Return ``opts`` with every option it leaves at its default taken from ``saved`` (a resumed run)."""
+    default = RunOptions()
+    return replace(opts, **{k: getattr(saved, k) for k in RunOptions.__dataclass_fields__
+                            if getattr(opts, k) == getattr(default, k)})
+
+
 def add_arguments(parser, command: str) -> None:
     """Add the options ``command`` takes to an argparse parser."""
     for opt in OPTIONS:

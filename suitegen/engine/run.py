@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
@@ -28,9 +28,6 @@ from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLo
                                         read_cases, write_json)
 from suitegen.report.summary import table
 
-RESUMED = ("nvcc", "std", "arch", "flags", "rules", "oracle", "templates", "no_exec", "timeout",
-           "exec_timeout", "profile", "matrix", "toolchains", "allow_xpass", "baseline", "corpus", "batch",
-           "no_cache", "shard")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -42,49 +39,79 @@ class StopRun(BaseException):
         self.signum = signum
 
 
-def _run_folder(args) -> tuple[Path, str]:
-    if args.resume:
-        folder = find_run(args.resume)
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunSpec:
+    """Everything a run is asked: the options every front-end shares (``options.RunOptions``) and the run's
+    own. Saved whole in run.json (``spec``); ``--resume`` restores what it does not give again."""
+
+    options: options.RunOptions = field(default_factory=options.RunOptions)
+    out: str | None = None
+    resume: str | None = None
+    jobs: int = 0  # parallel units (0: the CPU count)
+    quiet: bool = False
+    corpus: str | None = None
+    baseline: str | None = None
+    shard: str | None = None
+    list: bool = False
+    RESTORED = ("corpus", "baseline", "shard")  # the run's own options a resumed run keeps
+
+    @classmethod
+    def from_namespace(cls, args) -> "RunSpec":
+        return cls(options=options.from_namespace(args), out=args.out, resume=args.resume, jobs=args.jobs or 0,
+                   quiet=bool(args.quiet), corpus=args.corpus, baseline=args.baseline, shard=args.shard,
+                   list=bool(args.list))
+
+    def to_json(self) -> dict:
+        return {"options": options.to_json(self.options), **{k: getattr(self, k) for k in self.RESTORED}}
+
+    def resumed(self, saved: dict) -> "RunSpec":
+        """Return this spec with what it does not give taken from a run.json's (``args``: before specs)."""
+        if "spec" in saved:
+            spec = saved["spec"]
+            old, own = options.from_json(spec.get("options", {})), spec
+        else:
+            own = saved.get("args", {})
+            old = options.from_json({k: v for k, v in own.items() if v is not None})
+        kept = {k: own.get(k) for k in self.RESTORED if getattr(self, k) is None and own.get(k) is not None}
+        return replace(self, options=options.given(self.options, old), **kept)
+
+
+def _run_folder(spec: RunSpec) -> tuple[Path, str]:
+    if spec.resume:
+        folder = find_run(spec.resume)
         return folder, folder.name
-    if args.out:
-        return Path(args.out), Path(args.out).name
+    if spec.out:
+        return Path(spec.out), Path(spec.out).name
     run_id = new_run_id()
     return resources.REPORTS / run_id, run_id
 
 
-def _restore_options(args, folder: Path) -> None:
-    saved = json.loads((folder / META).read_text()).get("args", {})
-    for key in RESUMED:
-        if key in saved and getattr(args, key, None) in (None, [], False, ()):
-            setattr(args, key, saved[key])
-
-
-def _corpus_cases(args, opts):
+def _corpus_cases(spec: RunSpec):
     """Return the cases of --corpus and the matrix it was generated for (None, None without one)."""
-    if not args.corpus:
+    if not spec.corpus:
         return None, None
     from suitegen.cases.corpus import MANIFEST, read_corpus, read_corpus_profile
     from suitegen.engine.session import select_rules
-    manifest = Path(args.corpus) / MANIFEST
+    opts = spec.options
+    manifest = Path(spec.corpus) / MANIFEST
     if not manifest.exists():
-        raise UsageError(f"--corpus {args.corpus}: no {MANIFEST} there (make one with suitegen generate)")
+        raise UsageError(f"--corpus {spec.corpus}: no {MANIFEST} there (make one with suitegen generate)")
     cases = read_corpus(manifest)
     chosen = {r.id for r in select_rules(list({c.rule.id: c.rule for c in cases}.values()), opts.rules)}
     return [c for c in cases if c.rule.id in chosen], read_corpus_profile(manifest)
 
 
-def _open(args):
+def _open(spec: RunSpec):
     """Return (session, matrix profile, configs) for the run's options, a corpus's cases and matrix included."""
-    opts = options.from_namespace(args)
-    cases, base = _corpus_cases(args, opts)
-    prof = options.resolve_profile(opts, base)
-    session = open_session(opts, cases=cases)
+    cases, base = _corpus_cases(spec)
+    prof = options.resolve_profile(spec.options, base)
+    session = open_session(spec.options, cases=cases)
     return session, prof, configs_for(session.toolchains, prof)
 
 
-def list_command(args) -> int:
+def list_items(spec: RunSpec) -> int:
     """Print the items a run with these options would judge, one per line, and exit."""
-    session, _, configs = _open(args)
+    session, _, configs = _open(spec)
     several = len(session.toolchains) > 1
     for case, cfg in plan(session.cases, configs):
         print(item_name(case, cfg, several))
@@ -92,18 +119,24 @@ def list_command(args) -> int:
 
 
 def run_command(args) -> int:
-    if args.list:
-        return list_command(args)
-    folder, run_id = _run_folder(args)
+    """``suitegen run``: the command line's options as a RunSpec."""
+    return run(RunSpec.from_namespace(args))
+
+
+def run(spec: RunSpec) -> int:
+    """Run (or, with ``spec.resume``, continue) one run; return its exit status."""
+    if spec.list:
+        return list_items(spec)
+    folder, run_id = _run_folder(spec)
     previous = {s: signal.signal(s, _raise_stop) for s in STOP_SIGNALS}
     try:
         with RunLock(folder, "suitegen run"):
-            if args.resume:
-                _restore_options(args, folder)
+            if spec.resume:
+                spec = spec.resumed(json.loads((folder / META).read_text()))
             elif (folder / RESULTS).exists():
                 raise UsageError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
                                  "or choose another folder")
-            return _run_locked(args, folder, run_id)
+            return _run_locked(spec, folder, run_id)
     except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
         procs.stop_all()
         print(f"suitegen: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
@@ -113,20 +146,20 @@ def run_command(args) -> int:
             signal.signal(s, handler)
 
 
-def _run_locked(args, folder: Path, run_id: str) -> int:
-    session, prof, configs = _open(args)
+def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
+    session, prof, configs = _open(spec)
     results = ResultsFile(folder)
     done = results.done_keys()
     # Units come from the whole plan, so a shard and a resumed run keep the same batches.
     work = shard(units(plan(session.cases, configs), batching=session.options.batch != "off",
-                       deviations=session.oracle.deviations), args.shard)
+                       deviations=session.oracle.deviations), spec.shard)
     every = [(c, u.config) for u in work for c in u.cases]
     work = [replace(u, cases=kept) for u in work
             if (kept := tuple(c for c in u.cases if (c.key, u.config.key) not in done))]
     items = [(c, u.config) for u in work for c in u.cases]
-    jobs = args.jobs or os.cpu_count() or 1
-    before = json.loads((folder / META).read_text()) if args.resume else {}
-    meta = _meta(args, session, run_id, jobs)
+    jobs = spec.jobs or os.cpu_count() or 1
+    before = json.loads((folder / META).read_text()) if spec.resume else {}
+    meta = _meta(spec, session, run_id, jobs)
     leg = {"started": meta["started"], "finished": None, "wall_seconds": None, "items": 0, "stopped_by": None}
     legs = [*_legs(before), leg]
     meta.update(started=legs[0]["started"], legs=legs, planned=len(every))
@@ -139,7 +172,7 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     resume = f"{invocation()} run --resume {shlex.quote(str(folder))}"
     checkpoint = Checkpoint(folder, session.oracle.sections, dict(meta, resume_command=resume))
     try:
-        stopped, finished = _execute(session, work, len(items), results, jobs, quiet=args.quiet, estimate=estimate,
+        stopped, finished = _execute(session, work, len(items), results, jobs, quiet=spec.quiet, estimate=estimate,
                                      checkpoint=checkpoint)
     finally:
         session.close()
@@ -156,7 +189,7 @@ def _run_locked(args, folder: Path, run_id: str) -> int:
     print(f"\n{summary['results']} results in {folder}; this run: {finished} items in {wall:.1f}s "
           f"({meta['items_per_second']} /s)" + (f"; {len(legs)} legs: {meta['wall_seconds']:.1f}s in all"
                                                 if len(legs) > 1 else ""))
-    regressions = _against_baseline(args.baseline, folder) if args.baseline else 0
+    regressions = _against_baseline(spec.baseline, folder) if spec.baseline else 0
     if stopped is not None:
         print(f"suitegen: stopped by {stopped_by}; {summary['results']} results kept. "
               f"Continue with: {meta['resume_command']}", file=sys.stderr)
@@ -212,7 +245,7 @@ def shard(work: list, spec: str | None) -> list:
             if int(digest([c.key for c in u.cases], u.config.toolchain.label, u.config.id), 16) % n == k - 1]
 
 
-def _meta(args, session: Session, run_id: str, jobs: int) -> dict:
+def _meta(spec: RunSpec, session: Session, run_id: str, jobs: int) -> dict:
     return {
         "run_id": run_id, "suitegen": __version__, "started": now(), "schema": 2,
         "oracle": {"root": str(session.oracle.root), "content_hash": session.oracle.content_hash},
@@ -222,9 +255,9 @@ def _meta(args, session: Session, run_id: str, jobs: int) -> dict:
         "gpu": {"available": session.gpu.available, "reason": session.gpu.reason,
                 "devices": list(session.gpu.devices)},
         "execution": session.execution_skipped or "runtime cases executed",
-        "allow_xpass": bool(args.allow_xpass),
-        "shard": args.shard,
-        "args": {k: getattr(args, k, None) for k in RESUMED},
+        "allow_xpass": bool(spec.options.allow_xpass),
+        "shard": spec.shard,
+        "spec": spec.to_json(),
         "jobs": jobs,
     }
 

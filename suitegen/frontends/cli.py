@@ -390,6 +390,7 @@ def history_command(args) -> int:
     """Collect the given runs (or run the profile over the toolchains) and write the support table."""
     from suitegen import resources
     from suitegen.build.registry import load_registry
+    from suitegen.engine.run import RunSpec, run
     from suitegen.oracle.loader import load
     from suitegen.report import history
     from suitegen.report.run_folder import new_run_id
@@ -397,10 +398,10 @@ def history_command(args) -> int:
     runs = list(args.runs)
     if not runs:
         nvccs = args.nvcc or ["nvcc", *sorted(load_registry())]
-        argv = ["run", "--profile", args.profile, "--out", str(out / "run"), "-q",
-                *(a for n in nvccs for a in ("--nvcc", n)), *(a for r in args.rules for a in ("--rules", r))]
+        spec = RunSpec(options=options.RunOptions(nvcc=tuple(nvccs), profile=args.profile, rules=tuple(args.rules)),
+                       out=str(out / "run"), quiet=True)
         print(f"suitegen history: running profile {args.profile} over {', '.join(nvccs)}", file=sys.stderr)
-        if main(argv) not in (EXIT_OK, EXIT_FAIL):
+        if run(spec) not in (EXIT_OK, EXIT_FAIL):
             return EXIT_USAGE
         runs = [str(out / "run")]
     records = [r for name in runs for r in load_results(name)[0]]
@@ -429,16 +430,17 @@ def bisect_command(args) -> int:
 def _bisect(pattern: str, low: str, high: str, std: str, arch: str, flags: str | None, out: Path) -> str:
     """Run the selected cases on every release from ``low`` to ``high``; return the report of its boundaries."""
     from suitegen.engine.bisect import bisect
+    from suitegen.engine.run import RunSpec, run
 
-    def run(name: str, folder: Path) -> list[dict]:
-        argv = ["run", "--nvcc", name, "--rules", pattern, "--std", std, "--arch", arch,
-                "--out", str(folder), "-q", *(["--flags", flags] if flags else [])]
+    def run_release(name: str, folder: Path) -> list[dict]:
+        opts = options.RunOptions(nvcc=(name,), rules=(pattern,), std=(std,), arch=(arch,),
+                                  flags=(flags,) if flags else ())
         print(f"suitegen bisect: running {name}", file=sys.stderr)
-        if main(argv) not in (EXIT_OK, EXIT_FAIL):
+        if run(RunSpec(options=opts, out=str(folder), quiet=True)) not in (EXIT_OK, EXIT_FAIL):
             raise ToolchainError(f"the run with {name} did not finish (see {folder})")
         return load_results(str(folder))[0]
 
-    versions, found, items = bisect(low, high, run, out)
+    versions, found, items = bisect(low, high, run_release, out)
     lines = [f"{len(versions)} releases from {versions[0]} to {versions[-1]} ({', '.join(versions)}), "
              f"{items} items each; runs in {out}"]
     if not found:
