@@ -4,7 +4,7 @@ import subprocess
 import pytest
 
 from suitegen.build.toolchain import ToolchainError
-from suitegen.engine.bisect import bisect, boundaries, releases
+from suitegen.engine.releases import bisect, boundaries, releases
 
 
 def rec(verdict, message=None, std="c++17"):

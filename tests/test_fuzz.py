@@ -149,9 +149,9 @@ def test_nvrtc_builds_generated_programs_and_refuses_builds_it_cannot_make(tmp_p
 
 @pytest.mark.nvcc
 def test_a_crash_finding_is_bisected_over_releases(tmp_path, fake_nvcc):
-    """engine.bisect's run callback over two 'releases': one compiler crashes on the reproducer, the next one
+    """engine.releases' run callback over two 'releases': one compiler crashes on the reproducer, the next one
     builds it; the boundary between them is reported."""
-    from suitegen.engine import bisect
+    from suitegen.engine import releases as bisect
     crashing = fake_nvcc("kill -SEGV $$", probe=False)
     fixed = fake_nvcc(f'exec {shutil.which("nvcc")} "$@"', probe=False)
     finding = {"kind": "crash", "bucket": "b1", "build": "cicc-O0", "failing": ["cicc-O0"],

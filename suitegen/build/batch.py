@@ -25,7 +25,8 @@ from suitegen.build import backends
 from suitegen.build.compile import cached_build
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
-MEMBER_DIR = re.compile(r"^sg_b(\d+)$")
+PREFIX = "sg_b"  # batch member N sits in namespace sg_bN, its files under sg_bN/
+MEMBER_DIR = re.compile(rf"^{PREFIX}(\d+)$")
 # A global-scope qualifier (``::x``; not ``T::x``, ``f()::x`` or ``::operator new``) would leave the namespace.
 SCOPE = re.compile(r"namespace\s+std\b|^\s*::(?!\s*operator\b)|(?<![\w:>)\]])::\s*(?!operator\b)\w|extern\s+\"C|#\s*(pragma|undef)",
                    re.M)
@@ -39,8 +40,8 @@ INCLUDE = re.compile(r"^\s*#\s*include\b")
 PLAIN = re.compile(r"^\s*(//.*)?$")  # a blank or comment-only line
 ERROR_LIMIT = re.compile(r"error limit", re.I)
 # A member named in a message without a file (a linker's or ptxas's): demangled, or mangled with its length.
-NAMED = re.compile(r"\bsg_b(\d+)::|(?<!\d)(\d{1,2})sg_b(\d+)")
-QUALIFIER = re.compile(r"\bsg_b\d+::")
+NAMED = re.compile(rf"\b{PREFIX}(\d+)::|(?<!\d)(\d{{1,2}}){PREFIX}(\d+)")
+QUALIFIER = re.compile(rf"\b{PREFIX}\d+::")
 # A linker's closing line, printed once after its errors: it goes to every member with an error there.
 CLOSING = re.compile(r"^(merge_elf failed|ld returned \d+ exit status)$")
 
@@ -94,7 +95,7 @@ def group_key(case: Case, config: Config) -> tuple:
 
 def member_namespace(index: int) -> str:
     """Return the namespace batch member ``index`` sits in."""
-    return f"sg_b{index}"
+    return f"{PREFIX}{index}"
 
 
 def member_file(index: int, name: str) -> str:
@@ -117,7 +118,7 @@ def mentioned(message: str) -> set[int] | None:
         if m.group(1) is not None:
             found.add(int(m.group(1)))
         else:
-            digits = int(m.group(2)) - len("sg_b")
+            digits = int(m.group(2)) - len(PREFIX)
             if digits < 1 or len(m.group(3)) < digits:
                 return None
             found.add(int(m.group(3)[:digits]))

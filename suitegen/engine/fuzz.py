@@ -441,9 +441,9 @@ def save_command(args) -> int:
 
 def releases_command(args) -> int:
     """``suitegen fuzz --releases LOW..HIGH``: where each finding of a campaign appears and disappears, over
-    every nvcc release in the range (installed as ``toolchain add`` does), through ``engine.bisect``."""
+    every nvcc release in the range (installed as ``toolchain add`` does), through ``engine.releases``."""
     from suitegen.build import registry, toolchain
-    from suitegen.engine import bisect
+    from suitegen.engine import releases as bisect
     from suitegen.execute.gpus import GpuPool, detect_gpu
     low, _, high = args.releases.partition("..")
     out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")

@@ -313,6 +313,11 @@ def _host_values(session: Session, obj: Path, config: Config, flags: Sequence[st
             for i, key in enumerate(members)}
 
 
+def batch_id(cases: Sequence[Case], config: Config) -> str:
+    """Return a batch build's id: its members and config (run records, reproducers and xdist groups name it)."""
+    return digest([c.key for c in cases], config.key, length=12)
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Member:
     """A batch member's result, as the batch attributed it: where it came from and what it built."""
@@ -332,7 +337,7 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     left unattributed are built again together while that makes progress (see below); the ones still left,
     and all members of a batch that crashes or times out, are left to be built alone.
     """
-    source = Batched(id=digest([c.key for c in cases], config.key, length=12), size=len(cases))
+    source = Batched(id=batch_id(cases, config), size=len(cases))
     folder = root / source.id
     folder.mkdir()
     wanted = {afters.get(c.key) for c in cases}

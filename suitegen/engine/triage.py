@@ -367,7 +367,7 @@ def parse_reproducer(text: str) -> dict:
 
 
 def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
-    """Return one record per finding for one release (the run callback of ``engine.bisect``): a crash is
+    """Return one record per finding for one release (the run callback of ``engine.releases``): a crash is
     built again; a wrong result is built and run on the GPU (without one it is not checked)."""
     from dataclasses import replace as _replace
     records = []

@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     his.add_argument("--explain", action="store_true", help="bisect each change between two nvcc releases "
                      "over the releases between them (installing them), and add what it found to history.md")
 
-    bis = sub.add_parser("bisect", help="every release boundary where the selected cases' verdict, outcome, "
+    bis = sub.add_parser("releases", aliases=["bisect"], help="every release boundary where the selected cases' verdict, outcome, "
                          "phase or diagnostic changed (installs and runs every release in the range)")
     bis.add_argument("pattern", help="glob over rule ids or section keys (as --rules)")
     bis.add_argument("--from", dest="low", required=True, metavar="VERSION", help="oldest release, e.g. 13.0.48")
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     command = {"run": run_command, "rules": rules_command, "generate": generate_command,
                "explore": explore_command, "toolchain": toolchain_command, "diff": diff_command,
                "deviations": deviations_command,
-               "baseline": baseline_command, "bisect": bisect_command, "history": history_command, "report": report_command, "merge": merge_command,
+               "baseline": baseline_command, "releases": releases_command, "bisect": releases_command, "history": history_command, "report": report_command, "merge": merge_command,
                "junit": junit_command, "fuzz": fuzz_command}[args.command]
     try:
         status = command(args)
@@ -418,7 +418,7 @@ def history_command(args) -> int:
     return EXIT_OK
 
 
-def bisect_command(args) -> int:
+def releases_command(args) -> int:
     """Run the selected cases on every release in the range and print each change at its boundary."""
     from suitegen import resources
     from suitegen.report.run_folder import new_run_id
@@ -429,13 +429,13 @@ def bisect_command(args) -> int:
 
 def _bisect(pattern: str, low: str, high: str, std: str, arch: str, flags: str | None, out: Path) -> str:
     """Run the selected cases on every release from ``low`` to ``high``; return the report of its boundaries."""
-    from suitegen.engine.bisect import bisect
+    from suitegen.engine.releases import bisect
     from suitegen.engine.run import RunSpec, run
 
     def run_release(name: str, folder: Path) -> list[dict]:
         opts = options.RunOptions(nvcc=(name,), rules=(pattern,), std=(std,), arch=(arch,),
                                   flags=(flags,) if flags else ())
-        print(f"suitegen bisect: running {name}", file=sys.stderr)
+        print(f"suitegen releases: running {name}", file=sys.stderr)
         if run(RunSpec(options=opts, out=str(folder), quiet=True)) not in (EXIT_OK, EXIT_FAIL):
             raise ToolchainError(f"the run with {name} did not finish (see {folder})")
         return load_results(str(folder))[0]

@@ -162,9 +162,8 @@ class _SuiteFile(pytest.File):
         return None
 
     def collect(self):
-        from suitegen.engine.item import units
+        from suitegen.engine.item import batch_id, units
         from suitegen.engine.session import configs_for, item_name, plan, rule_matches
-        from suitegen.model import digest
         session = _session(self.config)
         found = self._cases()
         # every rule collected, for the check that each --suitegen-rules pattern matched one of them
@@ -183,7 +182,7 @@ class _SuiteFile(pytest.File):
         unit_of = {}
         for unit in units(items, batching=session.options.batch != "off", deviations=session.oracle.deviations):
             if len(unit.cases) > 1:
-                group = digest([c.key for c in unit.cases], unit.config.key, length=12)
+                group = batch_id(unit.cases, unit.config)
                 for case in unit.cases:
                     unit_of[(case.key, unit.config.key)] = (group, unit)
         for case, cfg in items:

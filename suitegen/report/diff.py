@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from suitegen.build.batch import PREFIX
 from suitegen.model import Verdict
 
 
@@ -21,13 +22,13 @@ def key(r: Mapping) -> tuple:
 
 # nvcc's temporary files: under /tmp, or (since children get their scratch folder as TMPDIR) under that
 TEMP_NAMES = re.compile(r"(?:/[^\s/'\"]+)*/tmpxft_[0-9a-f_]+-\d+_")
-MANGLED_MEMBER = re.compile(r"(?<=_ZN)([5-7])sg_b(\d+)")  # a batch member's namespace, length-prefixed
-MEMBER_FOLDER = re.compile(r"\bsg_b\d+/")
+MANGLED_MEMBER = re.compile(rf"(?<=_ZN)([5-7]){PREFIX}(\d+)")  # a batch member's namespace, length-prefixed
+MEMBER_FOLDER = re.compile(rf"\b{PREFIX}\d+/")
 
 
 def _drop_member(m: re.Match) -> str:
     """Drop ``<n>sg_bK`` from a mangled name, keeping the digits after K (the next name's length)."""
-    return m.group(2)[int(m.group(1)) - len("sg_b"):]
+    return m.group(2)[int(m.group(1)) - len(PREFIX):]
 
 
 def _normalize(message: str | None) -> str | None:

@@ -1,4 +1,4 @@
-"""``suitegen bisect``: every release boundary in a range where a selected case's behaviour changed.
+"""``suitegen releases`` (alias ``bisect``): every release boundary in a range where a selected case's behaviour changed.
 
 Every release in the range is installed (the same pinned install as ``toolchain add``) and run: behaviour
 can change and change back, so a binary search could miss a flip; testing each release cannot. A change is
