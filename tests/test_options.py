@@ -135,3 +135,10 @@ def test_a_resumed_run_gets_back_every_option_it_does_not_give_again():
     assert again.options.timeout == 60.0, "what is given again wins"
     older = RunSpec(resume="r").resumed({"args": {"nvcc": ["nvcc-13.2"], "shard": "2/4", "no_exec": True}})
     assert (older.options.nvcc, older.options.no_exec, older.shard) == (("nvcc-13.2",), True, "2/4")
+
+
+def test_releases_is_the_command_and_bisect_its_alias():
+    from suitegen.frontends import cli
+    for name in ("releases", "bisect"):
+        args = cli.build_parser().parse_args([name, "demo/*", "--from", "13.0.48", "--to", "13.5.37"])
+        assert (args.pattern, args.low, args.high) == ("demo/*", "13.0.48", "13.5.37")
