@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from suitegen.synth import emit, ir, populate, reduce  # noqa: E402
+from suitegen.synth import emit, populate, reduce  # noqa: E402
 
 args = argparse.ArgumentParser()
 args.add_argument("count", nargs="?", type=int, default=200)

@@ -1,6 +1,5 @@
 """``suitegen fuzz`` on the GPU: every program runs under every build, and a planted nvcc fault is reduced."""
 import json
-import os
 import subprocess
 import sys
 

@@ -369,7 +369,6 @@ def parse_reproducer(text: str) -> dict:
 def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
     """Return one record per finding for one release (the run callback of ``engine.releases``): a crash is
     built again; a wrong result is built and run on the GPU (without one it is not checked)."""
-    from dataclasses import replace as _replace
     records = []
     for f in findings:
         build = next(b for b in campaign.builds if b.name == (f.get("build") or f.get("bad")))

@@ -13,7 +13,7 @@ Global atomic reductions (``Program.atomics``) fold every thread's value into th
 from __future__ import annotations
 
 from suitegen.synth import ir
-from suitegen.synth.semantics import U32, U64, CType, wrap
+from suitegen.synth.semantics import U32, U64, wrap
 
 FULL = "0xffffffffu"
 ATOMIC_OPS = {"add": lambda a, b, t: wrap(t, a + b), "xor": lambda a, b, t: a ^ b,

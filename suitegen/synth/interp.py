@@ -8,7 +8,7 @@ operation (``if (b != 0) a / b``) is only evaluated where its guard holds.
 from __future__ import annotations
 
 from suitegen.synth import ir
-from suitegen.synth.semantics import (BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, UB, CType, binary,
+from suitegen.synth.semantics import (F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, UB, CType, binary,
                                       binary_lanes, bits_of, convert, convert_lanes, promote, unary, wrap)
 
 MAX_DEPTH = 24  # calls deep: recursion in a generated program is bounded well below this

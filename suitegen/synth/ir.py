@@ -6,7 +6,7 @@ it exercises in ``tags``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from suitegen.model import FROZEN
 from suitegen.synth.semantics import BOOL, CType, I32, U32, common, result_type, unary_type

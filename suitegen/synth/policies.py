@@ -6,7 +6,7 @@ exchanges the kernel runs. ``POLICIES["default"]`` mixes them all.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from suitegen.model import FROZEN
 from suitegen.synth import semantics as s
