@@ -144,6 +144,12 @@ def fake_artifacts(tmp_path_factory) -> Path:
     return folder
 
 
+def batch_of(session, cases, config):
+    """Judge cases of one config as one batch, its leftovers built alone (as the pytest plugin does)."""
+    from suitegen.engine.item import Unit, run_all
+    return run_all(session, Unit(config=config, cases=tuple(cases)))
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(monkeypatch, _session_cache, fake_artifacts):
     """Keep feature probes and registries of fake toolchains out of the user's cache (and tell fakes where

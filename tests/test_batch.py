@@ -11,7 +11,7 @@ from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
-from conftest import REPO, WRITES_OUTPUT, needs_nvcc
+from conftest import REPO, WRITES_OUTPUT, batch_of, needs_nvcc
 
 TC = Toolchain(nvcc="/x/nvcc", version=(13, 0, 88), version_text="", host_compiler="g++", host_version="g++ 12",
                fingerprint="f00")
@@ -304,7 +304,6 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
     import dataclasses
 
     from suitegen.engine import session as engine
-    from suitegen.engine.item import run_batch
     from suitegen.engine.options import RunOptions
     from suitegen.execute.gpus import GpuPool
 
@@ -313,8 +312,8 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
     base = engine.open_session(RunOptions(oracle=str(orc), templates=str(tpl), no_exec=True))
     session = dataclasses.replace(base, gpus=GpuPool("0", ()), execution_skipped=None)
     (tc,) = session.toolchains
-    recs = {r.case.variant.name: r for r in run_batch(session, session.cases,
-                                                      Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))}
+    recs = {r.case.variant.name: r for r in batch_of(session, session.cases,
+                                                     Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))}
     verdicts = {name: r.judgement.verdict.value for name, r in recs.items()}
     assert verdicts == {"run-first": "PASS", "run-exits": "FAIL", "run-after": "PASS", "run-last": "PASS",
                         "run-wrong": "FAIL"}, {n: r.judgement.reason for n, r in recs.items()}

@@ -14,7 +14,7 @@ import pytest
 from suitegen.build import cache
 from suitegen.build.compile import MODULE, compile_case
 from suitegen.engine import session as engine
-from suitegen.engine.item import run_batch, run_one
+from suitegen.engine.item import run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuPool
@@ -22,7 +22,7 @@ from suitegen.execute.images import module_targets
 from suitegen.judge.behaviour import tally
 from suitegen.model import Batched, ExecStatus, Verdict
 
-from conftest import needs_nvcc
+from conftest import batch_of, needs_nvcc
 
 pytestmark = [needs_nvcc, pytest.mark.nvcc]
 RULE = "device-memory-space/no-automatic-in-device-function"
@@ -106,7 +106,7 @@ def test_a_batch_loads_its_module_once_for_all_members(base, tmp_path):
     session, log = _with_gpu(base, tmp_path)
     cases = _positives(base)
     try:
-        recs = run_batch(session, cases, _config(base))
+        recs = batch_of(session, cases, _config(base))
     finally:
         session.close()
     assert len(cases) >= 3 and all(isinstance(r.batch, Batched) for r in recs)

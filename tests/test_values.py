@@ -12,14 +12,14 @@ import sys
 import pytest
 
 from suitegen.engine import session as engine
-from suitegen.engine.item import run_batch, run_one
+from suitegen.engine.item import run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.execute.fatbin import FatbinRunner, value_kernels
 from suitegen.execute.gpus import GpuPool
 from suitegen.model import Alone, Batched, ExecStatus, Verdict
 from suitegen.oracle.loader import OracleError, load
 
-from conftest import MULTIPLY_TO_ADD, needs_nvcc, real_nvcc_behind, write_demo_oracle
+from conftest import MULTIPLY_TO_ADD, batch_of, needs_nvcc, real_nvcc_behind, write_demo_oracle
 
 RULES = '''
 section = "demo"
@@ -102,7 +102,7 @@ def test_host_values_run_on_the_host_alone_and_batched(tmp_path):
     session, cfg, _ = _session(tmp_path, *_oracle(tmp_path))
     try:
         alone = run_one(session, session.cases[0], cfg)
-        batched = run_batch(session, session.cases, cfg)
+        batched = batch_of(session, session.cases, cfg)
     finally:
         session.close()
     for rec in [alone, *batched]:
@@ -119,7 +119,7 @@ def test_a_planted_arithmetic_fault_fails_the_host_value_check(tmp_path):
     nvcc = real_nvcc_behind(tmp_path, MULTIPLY_TO_ADD)
     session, cfg, _ = _session(tmp_path, *_oracle(tmp_path), nvcc=(str(nvcc),))
     try:
-        recs = run_batch(session, session.cases, cfg)
+        recs = batch_of(session, session.cases, cfg)
     finally:
         session.close()
     assert len(recs) == 3
@@ -138,7 +138,7 @@ def test_a_planted_arithmetic_fault_fails_the_host_value_check(tmp_path):
 def test_device_values_launch_the_members_value_kernel(tmp_path, answer, verdict, says):
     session, cfg, log = _session(tmp_path, *_oracle(tmp_path, side="device"), answer=answer)
     try:
-        recs = run_batch(session, session.cases, cfg)
+        recs = batch_of(session, session.cases, cfg)
     finally:
         session.close()
     assert all(r.judgement.verdict is verdict and says in r.judgement.reason for r in recs), \
@@ -190,7 +190,7 @@ def test_relocatable_device_code_gets_its_module_from_a_device_link(tmp_path):
     session, cfg, log = _session(tmp_path, orc, tpl)
     cfg = dataclasses.replace(cfg, flags=("-rdc=true",))
     try:
-        recs = run_batch(session, session.cases, cfg)
+        recs = batch_of(session, session.cases, cfg)
     finally:
         session.close()
     assert all(r.judgement.verdict is Verdict.PASS and r.behaviour["ran"] for r in recs), \

@@ -6,7 +6,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from suitegen import hooks, procs
 from suitegen.build import backends, batch
@@ -93,13 +93,28 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     return [unit for _, unit in batches] + out
 
 
-def run_unit(session: Session, unit: Unit, defer: Callable[[Unit], None] | None = None) -> list[Record]:
-    """Judge every item of a unit (``defer``: see ``run_batch``)."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Done:
+    """What running a unit gave: the records it judged, and the items it leaves to be built alone (as units of
+    their own, for the caller to schedule: the run's thread pool, or one after another)."""
+
+    records: list[Record]
+    leftovers: tuple[Unit, ...] = ()
+
+
+def run_unit(session: Session, unit: Unit) -> Done:
+    """Judge the items of a unit; a batch leaves the items it could not judge with certainty to its caller."""
     if unit.why:
-        return [_alone(session, unit.cases[0], unit.config, unit.why, unit.tried)]
+        return Done(records=[_alone(session, unit.cases[0], unit.config, unit.why, unit.tried)])
     if len(unit.cases) == 1:
-        return [run_one(session, unit.cases[0], unit.config)]
-    return run_batch(session, unit.cases, unit.config, defer)
+        return Done(records=[run_one(session, unit.cases[0], unit.config)])
+    return run_batch(session, unit.cases, unit.config)
+
+
+def run_all(session: Session, unit: Unit) -> list[Record]:
+    """Judge every item of a unit here: its leftovers one after another (the pytest plugin's way)."""
+    done = run_unit(session, unit)
+    return [*done.records, *(r for left in done.leftovers for r in run_unit(session, left).records)]
 
 
 def _prepare(session: Session, case: Case, config: Config) -> Preparation:
@@ -182,21 +197,19 @@ def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Tw
     return None
 
 
-def run_batch(session: Session, cases: Sequence[Case], config: Config,
-              defer: Callable[[Unit], None] | None = None) -> list[Record]:
+def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
     """Judge items of one config from as few builds as attribution allows.
 
     A verdict a batch could have caused is never taken from it: anything but PASS, XFAIL or "compiled;
     not run" (and for a program that ran, anything but PASS) is built again alone, so every FAIL's
-    evidence and reproducer is its single-case command. ``defer``: hand those single builds over as units
-    (the caller runs them, on other threads) instead of building them here one after another; their
-    records are then not in the list returned.
+    evidence and reproducer is its single-case command; those single builds are the leftovers returned.
     """
     started = now()
     preps = {c.key: _prepare(session, c, config) for c in cases}
     records = [Record(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
                       observed=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
+    leftovers: list[Unit] = []
     todo = [c for c in cases if preps[c.key].final is None]
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
@@ -209,7 +222,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config,
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
-                records.append(_later(session, case, config, left, tried.get(case.key, []), defer))
+                leftovers.append(Unit(config=config, cases=(case,), why=left, tried=tuple(tried.get(case.key, []))))
                 continue
             member = built[case.key]
             prep, after = preps[case.key], afters[case.key]
@@ -226,22 +239,13 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config,
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
-                records.append(_later(session, case, config, f"the batch said {judgement.verdict.value}",
-                                      [member.source.id], defer))
+                leftovers.append(Unit(config=config, cases=(case,), why=f"the batch said {judgement.verdict.value}",
+                                      tried=(member.source.id,)))
                 continue
             records.append(Record(case=case, config=config, judgement=judgement, result=member.result,
                                   started=started, execution=execution, observed=_observed(session, prep, case, config),
                                   batch=member.source))
-    return [with_behaviour(r) for r in records if r is not None]
-
-
-def _later(session: Session, case: Case, config: Config, why: str, tried: Sequence[str],
-           defer: Callable[[Unit], None] | None) -> Record | None:
-    """Build an item alone now, or (``defer``) hand it over as a unit of its own and return None."""
-    if defer is None:
-        return _alone(session, case, config, why, tried)
-    defer(Unit(config=config, cases=(case,), why=why, tried=tuple(tried)))
-    return None
+    return Done(records=[with_behaviour(r) for r in records], leftovers=tuple(leftovers))
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
@@ -401,25 +405,19 @@ def _matches(pattern: str, message: str) -> bool:
         return False
 
 
-def safe_run_unit(session: Session, unit: Unit, defer: Callable[[Unit], None] | None = None) -> list[Record] | None:
+def safe_run_unit(session: Session, unit: Unit) -> Done | None:
     """Run one unit; a harness exception makes its items UNRESOLVED with the traceback, never FAIL.
 
     Returns None when the run is stopping: items cut short say nothing and are not recorded.
     """
-    handed: set[str] = set()  # items already handed over (``defer``): their own units record them
-
-    def hand(single: Unit) -> None:
-        handed.add(single.cases[0].key)
-        defer(single)
-
     try:
-        return run_unit(session, unit, hand if defer else None)
+        return run_unit(session, unit)
     except procs.Stopped:
         return None
     except Exception:
         if procs.stopping():
             return None
         tb = traceback.format_exc(limit=5)
-        return [Record(case=c, config=unit.config, result=None, started=now(),
-                       judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
-                for c in unit.cases if c.key not in handed]
+        return Done(records=[Record(case=c, config=unit.config, result=None, started=now(),
+                                    judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
+                             for c in unit.cases])

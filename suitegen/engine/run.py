@@ -307,15 +307,15 @@ def unit_kind(unit) -> str:
     return f"{shape} {unit.config.toolchain.kind.value} {unit.cases[0].variant.mode.value}"
 
 
-def _timed(estimate: Estimate, key: int, session: Session, unit, defer):
+def _timed(estimate: Estimate, key: int, session: Session, unit):
     """Run a unit (``safe_run_unit``), telling the estimate when it began and ended."""
     estimate.begin(key)
-    records = None
+    done = None
     try:
-        records = safe_run_unit(session, unit, defer)
-        return records
+        done = safe_run_unit(session, unit)
+        return done
     finally:
-        estimate.end(key, finished=records is not None)
+        estimate.end(key, finished=done is not None)
 
 
 class Checkpoint:
@@ -351,25 +351,27 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     unrecorded: set = set()  # futures whose record is not yet appended
     recorded: set = set()
     queue = iter(enumerate(work))
-    handed: list = []  # single builds that batches handed over: run before the queue's next unit
+    handed: list = []  # single builds that batches left over: run before the queue's next unit
 
     def submit(key: int, unit) -> None:
-        fut = pool.submit(_timed, estimate, key, session, unit, handed.append)
+        fut = pool.submit(_timed, estimate, key, session, unit)
         pending.add(fut)
         unrecorded.add(fut)
 
     def record(fut) -> None:
         # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
-        for rec in fut.result() or ():
+        done = fut.result()
+        for rec in done.records if done else ():
             if rec.key not in recorded:
                 progress.update(results.append(rec)["verdict"])
                 recorded.add(rec.key)
+        handed.extend(done.leftovers if done else ())
         unrecorded.discard(fut)
 
     def top_up() -> None:
-        """Submit the handed-over single builds first (the pool runs in order), then queued units
+        """Submit the single builds batches left over first (the pool runs in order), then queued units
         until twice as many as there are workers wait."""
-        while handed:  # list.append and pop are atomic: workers hand over while this loop takes
+        while handed:
             single = handed.pop(0)
             key = next(keys)
             estimate.plan(key, unit_kind(single), 1)

@@ -242,12 +242,12 @@ class SuitegenItem(pytest.Item):
 
     def _record(self, session):
         """Return this item's record: built alone, or taken from its batch (built once per process)."""
-        from suitegen.engine.item import run_one, run_unit
+        from suitegen.engine.item import run_all, run_one
         if self.unit is None:
             return run_one(session, self.case, self.cfg)
         done = self.config.__dict__.setdefault("_suitegen_batches", {})
         if id(self.unit) not in done:
-            done[id(self.unit)] = {r.key: r for r in run_unit(session, self.unit)}
+            done[id(self.unit)] = {r.key: r for r in run_all(session, self.unit)}
         return done[id(self.unit)].pop((self.case.key, self.cfg.key))
 
     def runtest(self):
