@@ -174,12 +174,12 @@ class Clang:
         return NAME.match(Path(path).name) is not None
 
     def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
-        from suitegen.build.toolchain import ToolchainError, _file_hash, _run_probe, _tree_stamp
+        from suitegen.build.toolchain import ToolchainError, file_hash, run_probe, tree_stamp
         found = shutil.which(path) or path
         if not Path(found).is_file():
             raise ToolchainError(f"clang not found: {path}")
         resolved = Path(found).resolve()
-        text = _run_probe([found, "--version"], "clang")
+        text = run_probe([found, "--version"], "clang")
         m = re.search(r"clang version (\d+)\.(\d+)\.(\d+)", text)
         if not m:
             raise ToolchainError(f"{found} printed no clang version: {text.strip()[:200]}")
@@ -189,9 +189,9 @@ class Clang:
                                  "SUITEGEN_CLANG_CUDA_PATH or CUDA_HOME, or put nvcc on PATH")
         v = CUDA_VERSION.search((cuda / "include" / "cuda.h").read_text(errors="replace"))
         cuda_version = (int(v[1]) // 1000, int(v[1]) % 1000 // 10) if v else ()
-        tools = {t: _file_hash(cuda / "bin" / t) for t in ("ptxas", "fatbinary", "nvlink") if (cuda / "bin" / t).is_file()}
-        fp = digest(_file_hash(resolved), text.strip(), str(resolved), str(cuda), tools,
-                    _tree_stamp([str(cuda / "include"), str(cuda / "lib64")]))
+        tools = {t: file_hash(cuda / "bin" / t) for t in ("ptxas", "fatbinary", "nvlink") if (cuda / "bin" / t).is_file()}
+        fp = digest(file_hash(resolved), text.strip(), str(resolved), str(cuda), tools,
+                    tree_stamp([str(cuda / "include"), str(cuda / "lib64")]))
         stubs = stub_folder(cuda)
         return Toolchain(nvcc=found, version=tuple(int(x) for x in m.groups()), version_text=text.strip().splitlines()[0],
                          host_compiler="", host_version="", fingerprint=fp, name=name, kind=Compiler.CLANG,

@@ -56,7 +56,8 @@ def _nvcc_in(path: str) -> str:
     return str(p)
 
 
-def _file_hash(path: Path) -> str:
+def file_hash(path: Path) -> str:
+    """Return the sha256 of a file's bytes."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -64,7 +65,8 @@ def _file_hash(path: Path) -> str:
     return h.hexdigest()
 
 
-def _run_probe(argv: list[str], what: str) -> str:
+def run_probe(argv: list[str], what: str) -> str:
+    """Run a probe command and return its output; raise ToolchainError saying why it could not answer."""
     try:
         done = procs.run(argv, timeout=PROBE_TIMEOUT)
     except FileNotFoundError:
@@ -115,24 +117,24 @@ def identity(nvcc: Path, host: str) -> dict[str, str]:
             out = ""
     found = dict(DRYRUN_VARS.findall(out))
     here = Path(found.get("_HERE_", str(nvcc.parent)))
-    hashes = {"wrapper": _file_hash(nvcc)}
+    hashes = {"wrapper": file_hash(nvcc)}
     for tool in TOOLS:
         if (here / tool).is_file():
-            hashes[tool] = _file_hash(here / tool)
+            hashes[tool] = file_hash(here / tool)
     cicc = Path(found.get("CICC_PATH", str(here / "../nvvm/bin"))) / "cicc"
     if cicc.is_file():
-        hashes["cicc"] = _file_hash(cicc)
+        hashes["cicc"] = file_hash(cicc)
     includes = re.findall(r'(?:-I|-isystem" ")"?([^" ]+)', found.get("INCLUDES", "") + " " +
                           found.get("SYSTEM_INCLUDES", ""))
-    hashes["headers"] = _tree_stamp(sorted(set(includes)))
+    hashes["headers"] = tree_stamp(sorted(set(includes)))
     # the libraries a link finds (libcudadevrt, libcudart): a toolkit whose library folder appears or
     # changes (toolchain add's lib64 link) must not be served the old link results from the build cache
-    hashes["libraries"] = _tree_stamp(sorted(set(re.findall(r'-L"?([^" ]+)', found.get("LIBRARIES", "")))))
+    hashes["libraries"] = tree_stamp(sorted(set(re.findall(r'-L"?([^" ]+)', found.get("LIBRARIES", "")))))
     hashes["host"] = _host_hash(host)
     return hashes
 
 
-def _tree_stamp(folders: list[str]) -> str:
+def tree_stamp(folders: list[str]) -> str:
     """Return a digest of every file's relative name, size and modification time under the folders."""
     entries = []
     for folder in folders:
@@ -149,13 +151,13 @@ def _tree_stamp(folders: list[str]) -> str:
 def _host_hash(host: str) -> str:
     """Return a digest of the host compiler's driver and its C++ front end."""
     driver = shutil.which(host) or host
-    parts = [_file_hash(Path(driver).resolve())] if Path(driver).is_file() else [driver]
+    parts = [file_hash(Path(driver).resolve())] if Path(driver).is_file() else [driver]
     try:
         front = procs.run([driver, "-print-prog-name=cc1plus"], timeout=PROBE_TIMEOUT).output.strip()
     except OSError:
         front = ""
     if front and Path(front).is_file():
-        parts.append(_file_hash(Path(front).resolve()))
+        parts.append(file_hash(Path(front).resolve()))
     return digest(parts)
 
 
@@ -169,13 +171,13 @@ def probe_nvcc(nvcc: str, name: str = "", host_flags: Iterable[str] = ()) -> Too
     path = Path(nvcc).resolve()
     if not path.is_file():
         raise ToolchainError(f"nvcc not found: {nvcc}")
-    text = _run_probe([str(path), "--version"], "nvcc")
+    text = run_probe([str(path), "--version"], "nvcc")
     m = re.search(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)", text)
     if not m:
         raise ToolchainError(f"nvcc at {path} printed no version (is it nvcc?): {text.strip()[:200]}")
     version = tuple(int(x) for x in m.group(3, 4, 5))
     host = host_compiler_for(host_flags)
-    host_text = _run_probe([host, "--version"], "host compiler").strip().splitlines()[0]
+    host_text = run_probe([host, "--version"], "host compiler").strip().splitlines()[0]
     fp = digest(identity(path, host), text.strip(), str(path), host_text)
     return Toolchain(nvcc=str(path), version=version, version_text=text.strip().splitlines()[-1],
                      host_compiler=shutil.which(host) or host, host_version=host_text,
@@ -197,7 +199,7 @@ def probe_nvrtc(lib: str, name: str = "") -> Toolchain:
     wheel = sorted(path.parents[3].glob("nvidia_cuda_nvrtc-*.dist-info")) if len(path.parents) > 3 else []
     release = wheel[-1].name.removesuffix(".dist-info").split("-")[1] if wheel else ""
     version = tuple(int(x) for x in release.split(".")) if release else (major, minor)
-    hashes = {f.name: _file_hash(f) for f in sorted(path.parent.glob("libnvrtc*.so*")) if f.is_file()}
+    hashes = {f.name: file_hash(f) for f in sorted(path.parent.glob("libnvrtc*.so*")) if f.is_file()}
     text = f"NVRTC {'.'.join(map(str, version))} ({path})"
     return Toolchain(nvcc=str(path), version=version, version_text=text, host_compiler="", host_version="",
                      fingerprint=digest(hashes, text), name=name, kind=Compiler.NVRTC)
