@@ -81,3 +81,12 @@ def test_clang_judges_cases_by_outcome_phase_and_line(tmp_path):
     known = [r for r in recs if r["rule"] == "managed/no-const-type" and r["config"]["arch"] == "sm_90"]
     xfail = [r for r in known if r["verdict"] == "XFAIL"]
     assert xfail and all("deviations/clang-22/" in r["deviation"]["file"] for r in xfail), "clang's own deviations"
+
+
+def test_the_linker_reporting_its_mode_is_no_error():
+    link = ' "/usr/bin/ld" --hash-style=gnu -m elf_x86_64 -o main.out main.o\n'
+    r = clang.classify(["clang++"], 0, link + "/usr/bin/ld: mode elf_x86_64\n", 0.1)
+    assert r.outcome is Outcome.ACCEPTED and not r.diagnostics
+    bad = clang.classify(["clang++"], 1, link + "/usr/bin/ld: main.o: undefined reference to `f()'\n"
+                         "clang++: error: linker command failed with exit code 1 (use -v to see invocation)\n", 0.1)
+    assert bad.outcome is Outcome.REJECTED and bad.phase is Phase.LINK

@@ -46,6 +46,9 @@ FAILED_COMMAND = re.compile(r"command failed|failed with exit code|'\S+' failed"
 BACKEND_ERROR = re.compile(r"error in backend|LLVM ERROR", re.I)
 CRASH = ("PLEASE submit a bug report", "Stack dump:", "failed due to signal", "Segmentation fault",
          "Assertion `", "unable to execute command")
+# ld's own lines that are problems though they say no "error:" (older binutils); under clang -v, ld also prints
+# its mode and linker script, which are not diagnostics
+LD_PROBLEM = re.compile(r"undefined reference|multiple definition|cannot find|relocation .* against|not found")
 CUDA_VERSION = re.compile(r"#define\s+CUDA_VERSION\s+(\d+)")
 PROBE_ARCH = "sm_80"  # clang's default target is older than any CUDA 13 ptxas builds for
 
@@ -134,6 +137,9 @@ def parse(text: str) -> tuple[list[Diagnostic], list[Phase], bool]:
                                     phase=(phases[-1] if failed and phases else Phase.CLANG_DRIVER)))
             continue
         diag = diagnostics.diagnostic(line, phase)
+        if diag is not None and diag.phase is Phase.LINK and not re.search(r"\b(error|warning): ", line) \
+                and not LD_PROBLEM.search(diag.message):
+            continue  # ld -v's report of its mode, not a diagnostic
         if diag is not None:
             if BACKEND_ERROR.search(diag.message):
                 diag = Diagnostic(severity=diag.severity, message=diag.message, phase=Phase.LLVM, file=diag.file,

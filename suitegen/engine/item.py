@@ -367,12 +367,16 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     return out
 
 
+EVERY_MEMBER = (Phase.CUDAFE, Phase.CLANG)  # front ends whose rejections report every member's errors
+
+
 def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], bool]]:
     """Return which of a build's unattributed members to build again together (groups, each with its
     peeling flag); the others are built alone.
 
-    - The front end (cudafe++, and cicc's deferred errors) reports every member's errors: the rest are
-      built again together.
+    - A front end that reports every member's errors (cudafe++, cicc's deferred errors, clang's Sema, which
+      reports a whole side: the host side's errors come in the next build): the rest are built again
+      together.
     - A phase that stopped at one member's error (cicc stops at some errors, and the linkers and the
       host compiler may): members expected to give an error like it are left alone, the rest built
       again; after two builds that peel one member without such a hint, the rest are left alone.
@@ -380,7 +384,7 @@ def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], b
       warnings name are left alone and the rest built again; where they name nobody, it is halved.
     """
     peeled = len(cases) - len(rest)
-    if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase is not Phase.CUDAFE:
+    if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase not in EVERY_MEMBER:
         (only,) = out.values()
         messages = [d.message for d in only.result.diagnostics if d.severity in ("error", "fatal")]
         alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
