@@ -71,11 +71,8 @@ def of(kind: Compiler) -> Backend:
 
 
 def owning(path: str) -> Backend:
-    """Return the backend whose compiler a toolchain path names (nvcc unless another claims it)."""
-    for kind in (Compiler.NVRTC, Compiler.CLANG):
-        if of(kind).owns(path):
-            return of(kind)
-    return of(Compiler.NVCC)
+    """Return the backend whose compiler a toolchain path names (nvcc, asked last, claims the rest)."""
+    return next(of(kind) for kind in (Compiler.NVRTC, Compiler.CLANG, Compiler.NVCC) if of(kind).owns(path))
 
 
 def output_path(case: Case, config: Config, folder: Path) -> Path:

@@ -8,7 +8,7 @@ from typing import Mapping
 from suitegen import procs
 from suitegen.build import artifacts, backends, cache
 from suitegen.build.toolchain import cache_root
-from suitegen.model import Case, CompileResult, Config, Diagnostic, Mode, Outcome, Phase
+from suitegen.model import Case, CompileResult, Config, Diagnostic, Outcome, Phase
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -114,11 +114,6 @@ def module_image(binary: Path) -> bytes | None:
     except OSError:
         return None
     return data if data.startswith(artifacts.FATBIN_MAGIC) else None
-
-
-def program_path(case: Case, config: Config, folder: Path) -> Path | None:
-    """Return the program (or, for fatbin cases, the module) a build produced; None for compile-only cases."""
-    return None if case.variant.mode is Mode.COMPILE else backends.output_path(case, config, folder)
 
 
 def run_build(argv: list[str], cwd: Path, timeout: float, backend: backends.Backend) -> CompileResult:

@@ -64,7 +64,7 @@ class Nvcc:
     module_sections = artifacts.MODULE_SECTIONS
 
     def owns(self, path: str) -> bool:
-        return Path(path).name.startswith("nvcc")
+        return True  # any path another backend does not claim (a wrapper may have any name)
 
     def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
         from suitegen.build import toolchain

@@ -13,6 +13,8 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Mapping
+
+from suitegen.report.diff import first_diagnostic
 from suitegen.model import UsageError
 
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # names in a message (a variable, a type): they vary per variant
@@ -25,9 +27,7 @@ def _s(text: str) -> str:
 def evidence(record: Mapping) -> tuple[str, str]:
     """Return the record's evidence: its first error (else warning) as ``[phase] message``, and a regex over
     the message's fixed words (its quoted names left open)."""
-    diags = (record.get("observed") or {}).get("diagnostics") or []
-    first = next((d for d in diags if d["severity"] in ("error", "fatal")), None) or \
-        next((d for d in diags if d["severity"] == "warning"), None)
+    first = first_diagnostic(record)
     if first is None:
         return "", ""
     parts = [re.escape(p.strip()) for p in QUOTED.split(first["message"]) if p.strip()]

@@ -39,12 +39,17 @@ def _normalize(message: str | None) -> str | None:
     return MEMBER_FOLDER.sub("", MANGLED_MEMBER.sub(_drop_member, TEMP_NAMES.sub("<tmp>_", message)))
 
 
+def first_diagnostic(r: Mapping) -> dict | None:
+    """Return a record's first error, else its first warning, else None."""
+    diags = (r.get("observed") or {}).get("diagnostics") or []
+    return next((d for d in diags if d["severity"] in ("error", "fatal")), None) or \
+        next((d for d in diags if d["severity"] == "warning"), None)
+
+
 def signature(r: Mapping) -> dict:
     """Return the comparable facts of one result: verdict, outcome, phase, first error, run status."""
     obs = r.get("observed") or {}
-    diags = obs.get("diagnostics") or []
-    first = next((d for d in diags if d["severity"] in ("error", "fatal")), None) or \
-        next((d for d in diags if d["severity"] == "warning"), None)
+    first = first_diagnostic(r)
     ex = r.get("execution") or {}
     return {"verdict": r["verdict"], "outcome": obs.get("outcome"), "phase": obs.get("phase"),
             "number": first.get("number") if first else None,
