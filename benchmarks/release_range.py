@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def build(out: Path, repros: list[str]) -> None:
-    from suitegen.build import registry
-    from suitegen.build.modules import BASE_FLAGS
-    from suitegen.build.toolchain import discover, probe
+    from suitegen.compilers import registry
+    from suitegen.compilers.modules import BASE_FLAGS
+    from suitegen.compilers.toolchain import discover, probe
     from suitegen.engine.triage import parse_reproducer
     tcs = {"13.0.88": discover()[0]}
     for name, entry in registry.load_registry().items():

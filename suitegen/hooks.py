@@ -27,7 +27,7 @@ KINDS = ("predicate", "selector", "strategy", "check", "feature")
 PLURALS = {"predicate": "predicates", "selector": "selectors", "strategy": "strategies", "check": "checks",
            "feature": "features"}
 HOOK_MODULES = ("suitegen.oracle.definitions", "suitegen.cases.strategies", "suitegen.execute.checks",
-                "suitegen.build.features")
+                "suitegen.compilers.features")
 FEATURE_NAME = re.compile(r"[a-z0-9][a-z0-9+\-_.]*")  # what a condition can spell as a feature
 
 

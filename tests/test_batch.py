@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build import batch
+from suitegen.compilers import batch
 from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, units
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)

@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from suitegen.build.toolchain import ToolchainError
+from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine.releases import bisect, boundaries, releases
 
 

@@ -4,8 +4,8 @@ import subprocess
 import sys
 from dataclasses import replace
 
-from suitegen.build import cache
-from suitegen.build.toolchain import identity
+from suitegen.compilers import cache
+from suitegen.compilers.toolchain import identity
 from suitegen.model import CompileResult, Outcome, Phase, Toolchain
 
 from conftest import REPO, WRITES_OUTPUT

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build import backends, clang
+from suitegen.compilers import backends, clang
 from suitegen.model import Compiler, Outcome, Phase
 
 from conftest import REPO

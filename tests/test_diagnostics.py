@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build.nvcc import classify
-from suitegen.build.diagnostics import command_phase, parse
+from suitegen.compilers.nvcc import classify
+from suitegen.compilers.diagnostics import command_phase, parse
 from suitegen.model import Outcome, Phase
 
 DATA = Path(__file__).parent / "data"

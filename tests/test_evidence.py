@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from suitegen.build import artifacts, cache, features
-from suitegen.build.compile import cached_build
+from suitegen.compilers import artifacts, cache, features
+from suitegen.compilers.compile import cached_build
 from suitegen.model import CompileResult, Config, Outcome, Std, Toolchain
 
 from conftest import REPO, WRITES_OUTPUT, minimal_elf, write_demo_oracle
@@ -31,13 +31,13 @@ OBJECT = ["nvcc", "-c", "main.cu", "-o", "main.o"]
     (["nvcc", "main.cu", "-o", "main.out"], minimal_elf(1), DEVICE, "main.out is not an ELF executable"),
     (["nvcc", "main.cu", "-o", "main.out"], minimal_elf(3), DEVICE, None),
     # NVRTC's outputs: a cubin for sm_XX, PTX for compute_XX
-    (["python", "-m", "suitegen.build.nvrtc", "lib", "main.cu", "-o", "main.cubin"], minimal_elf(2), DEVICE,
+    (["python", "-m", "suitegen.compilers.nvrtc", "lib", "main.cu", "-o", "main.cubin"], minimal_elf(2), DEVICE,
      "main.cubin is not a cubin"),
-    (["python", "-m", "suitegen.build.nvrtc", "lib", "main.cu", "-o", "main.cubin"], minimal_elf(2, machine=190),
+    (["python", "-m", "suitegen.compilers.nvrtc", "lib", "main.cu", "-o", "main.cubin"], minimal_elf(2, machine=190),
      DEVICE, None),
-    (["python", "-m", "suitegen.build.nvrtc", "lib", "main.cu", "-o", "main.ptx"], b"// nothing\n", DEVICE,
+    (["python", "-m", "suitegen.compilers.nvrtc", "lib", "main.cu", "-o", "main.ptx"], b"// nothing\n", DEVICE,
      "main.ptx is not PTX"),
-    (["python", "-m", "suitegen.build.nvrtc", "lib", "main.cu", "-o", "main.ptx"],
+    (["python", "-m", "suitegen.compilers.nvrtc", "lib", "main.cu", "-o", "main.ptx"],
      b"//\n.version 9.0\n.target sm_90\n.address_size 64\n", DEVICE, None),
 ])
 def test_an_acceptance_needs_its_output_of_its_format(tmp_path, argv, data, files, missing):
@@ -126,7 +126,7 @@ def test_swapped_module_entries_are_refused():
 
 @pytest.mark.parametrize("text", ["5", "[]", '["has-int128"]', '{"fingerprint": "other"}', "NOT_A_PROBE"])
 def test_a_bad_feature_entry_is_probed_again(fake_nvcc, text):
-    from suitegen.build import toolchain
+    from suitegen.compilers import toolchain
     t = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
     found = features.detected_features(t)
     assert "has-int128" in found
@@ -199,13 +199,13 @@ esac
     ("gfx90a", ["gfx90a"]), ("sm_90x", ["sm_90x"]),
 ])
 def test_an_arch_is_checked_against_the_toolchains_lists(arch, bad):
-    from suitegen.build import archs
+    from suitegen.compilers import archs
     listed = frozenset({"sm_75", "sm_80", "sm_90", "sm_100", "compute_75", "compute_80", "compute_90", "compute_100"})
     assert archs.unknown(arch, listed) == bad
 
 
 def test_an_unknown_arch_is_a_usage_error_before_planning(fake_nvcc, mini_oracle, tmp_path, capsys):
-    from suitegen.build import archs, toolchain
+    from suitegen.compilers import archs, toolchain
     from suitegen.frontends.cli import main
     count = tmp_path / "count"
     count.touch()
@@ -237,7 +237,7 @@ def test_the_plugin_refuses_an_unknown_arch(pytester, fake_nvcc, mini_oracle, tm
 
 @pytest.mark.parametrize("text", ["5", '{"nvcc-13.5.37": 5}', '{"nvcc-13.5.37": {"nvcc": 1}}'])
 def test_a_registry_of_another_shape_is_one_clear_error(text, capsys, monkeypatch, tmp_path):
-    from suitegen.build import registry
+    from suitegen.compilers import registry
     from suitegen.frontends.cli import main
     monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))
     registry.cache_dir().mkdir(parents=True)

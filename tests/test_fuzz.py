@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build import modules
-from suitegen.build.toolchain import probe
+from suitegen.compilers import modules
+from suitegen.compilers.toolchain import probe
 from suitegen.engine import fuzz, triage
 from test_nvrtc import nvrtc_lib  # noqa: F401 (the real NVRTC library, installed once)
 

@@ -6,7 +6,7 @@ from conftest import REPO
 
 # Earlier stages never import later ones. The base modules (data types, hook registry, packaged
 # inputs, child processes) are shared by all.
-STAGES = ["base", "oracle", "cases", "synth", "build", "execute", "judge", "report", "engine", "frontends"]
+STAGES = ["base", "oracle", "cases", "synth", "compilers", "execute", "judge", "report", "engine", "frontends"]
 BASE = {"suitegen", "suitegen.model", "suitegen.hooks", "suitegen.resources", "suitegen.procs",
         "suitegen.__main__"}
 

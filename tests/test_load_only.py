@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from suitegen.build import cache
-from suitegen.build.compile import MODULE, compile_case
+from suitegen.compilers import cache
+from suitegen.compilers.compile import MODULE, compile_case
 from suitegen.engine import session as engine
 from suitegen.engine.item import run_one
 from suitegen.engine.options import RunOptions, resolve_profile

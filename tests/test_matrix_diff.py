@@ -4,9 +4,9 @@ import subprocess
 
 import pytest
 
-from suitegen.build import registry
-from suitegen.build.nvcc import arch_flags
-from suitegen.build.toolchain import ToolchainError
+from suitegen.compilers import registry
+from suitegen.compilers.nvcc import arch_flags
+from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine import matrix
 from suitegen.model import FlagSet, Profile
 from suitegen.report import diff
@@ -39,7 +39,7 @@ def test_arch_flags():
 
 
 def test_flagset_scope_filters_the_plan(fake_nvcc):
-    from suitegen.build import toolchain
+    from suitegen.compilers import toolchain
     from suitegen.engine import session as engine
     from suitegen.model import Case, Expect, Expectation, Rule, Variant
     tc = toolchain.probe(str(fake_nvcc("exit 0")))

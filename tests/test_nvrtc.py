@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.build import compile as build
-from suitegen.build import nvrtc, registry
-from suitegen.build.toolchain import ToolchainError, probe
+from suitegen.compilers import compile as build
+from suitegen.compilers import nvrtc, registry
+from suitegen.compilers.toolchain import ToolchainError, probe
 from suitegen.engine import session as engine
 from suitegen.engine.item import run_one
 from suitegen.engine.options import RunOptions
@@ -85,7 +85,7 @@ def test_device_side_cases_are_judged_by_nvrtc(session):
                                 if c.rule.id == "execution-space-specifiers/device-callable-from-device-only"
                                 and c.variant.expectation.expect.value == "reject")
                     if r.result is not None and r.result.outcome is Outcome.REJECTED)
-    assert rejected.result.phase is Phase.NVRTC and rejected.result.commands[0][1:3] == ("-m", "suitegen.build.nvrtc")
+    assert rejected.result.phase is Phase.NVRTC and rejected.result.commands[0][1:3] == ("-m", "suitegen.compilers.nvrtc")
     accepted = [run_one(session, c, cfg) for c in session.cases if c.rule.id.startswith("device-memory-space/")
                 and c.variant.expectation.expect.value == "accept"][:6]
     assert any(r.judgement.verdict is Verdict.PASS and r.result.outcome.accepted for r in accepted)
@@ -199,7 +199,7 @@ def test_nvrtc_modules_run_their_value_checks_on_the_gpu(nvrtc_lib, planted):
 
 
 def test_nvrtc_lists_the_targets_it_compiles_for(session):
-    from suitegen.build import archs
+    from suitegen.compilers import archs
     (tc,) = session.toolchains
     assert {"sm_90", "compute_90"} <= archs.known(tc)
     assert archs.unknown("sm_5", archs.known(tc)) == ["sm_5"] and archs.unknown("sm_90a", archs.known(tc)) == []

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from suitegen.build import observe as obs
-from suitegen.build.observe import honoured_stds, mismatch, observe
-from suitegen.build.toolchain import cache_root, probe
+from suitegen.compilers import observe as obs
+from suitegen.compilers.observe import honoured_stds, mismatch, observe
+from suitegen.compilers.toolchain import cache_root, probe
 from suitegen.model import ObservedConfig, Std, Toolchain
 
 from conftest import PROBE_ANSWER, needs_nvcc

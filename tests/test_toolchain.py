@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from suitegen.build import features, toolchain
-from suitegen.build.toolchain import ToolchainError
+from suitegen.compilers import features, toolchain
+from suitegen.compilers.toolchain import ToolchainError
 from suitegen.frontends.cli import main
 
 from conftest import WRITES_OUTPUT

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from suitegen.build.toolchain import ToolchainError, machine_features
+from suitegen.compilers.toolchain import ToolchainError, machine_features
 from suitegen.engine import matrix
 from suitegen.engine.session import configs_for, probe_toolchains
 from suitegen.execute.gpus import detect_gpu

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from suitegen.build import modules
-from suitegen.build.modules import DeviceBuild
+from suitegen.compilers import modules
+from suitegen.compilers.modules import DeviceBuild
 from suitegen.engine import triage
 from suitegen.execute import host_check
 from suitegen.model import FROZEN, Toolchain, UsageError
@@ -328,7 +328,7 @@ def parse_budget(text: str) -> float:
 
 def fuzz_command(args) -> int:
     """``suitegen fuzz``: run (or resume) a campaign, then confirm, reduce and file what it found."""
-    from suitegen.build import registry, toolchain
+    from suitegen.compilers import registry, toolchain
     from suitegen.execute.gpus import GpuPool, detect_gpu
     from suitegen.report import fuzz_page
     from suitegen.synth.policies import POLICIES
@@ -394,7 +394,7 @@ def fuzz_command(args) -> int:
 
 def invalid_command(args) -> int:
     """``suitegen fuzz --invalid N``: violations of oracle rules injected in context, judged by the real nvcc."""
-    from suitegen.build import registry, toolchain
+    from suitegen.compilers import registry, toolchain
     from suitegen.engine import invalid
     nvcc = registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0])
     out = Path(args.out or Path("reports") / "fuzz" / f"invalid-{args.seed}")
@@ -442,7 +442,7 @@ def save_command(args) -> int:
 def releases_command(args) -> int:
     """``suitegen fuzz --releases LOW..HIGH``: where each finding of a campaign appears and disappears, over
     every nvcc release in the range (installed as ``toolchain add`` does), through ``engine.releases``."""
-    from suitegen.build import registry, toolchain
+    from suitegen.compilers import registry, toolchain
     from suitegen.engine import releases as bisect
     from suitegen.execute.gpus import GpuPool, detect_gpu
     low, _, high = args.releases.partition("..")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from suitegen import procs
-from suitegen.build import diagnostics
+from suitegen.compilers import diagnostics
 from suitegen.cases.render import Renderer
 from suitegen.model import FROZEN, PHASE_GROUPS, Diagnostic, Expectation, UsageError
 from suitegen.oracle import loader

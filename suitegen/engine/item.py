@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen import hooks, procs
-from suitegen.build import backends, batch
-from suitegen.build.compile import DLINK_LOG, MODULE, compile_case
+from suitegen.compilers import backends, batch
+from suitegen.compilers.compile import DLINK_LOG, MODULE, compile_case
 from suitegen.engine.session import Session, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run

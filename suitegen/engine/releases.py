@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from suitegen.build import registry
-from suitegen.build.toolchain import ToolchainError
+from suitegen.compilers import registry
+from suitegen.compilers.toolchain import ToolchainError
 from suitegen.report import diff
 
 FIELDS = ("verdict", "outcome", "phase", "number", "message", "run")

@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
-from suitegen.build import archs, cache, observe, registry
-from suitegen.build import toolchain as tc_mod
+from suitegen.compilers import archs, cache, observe, registry
+from suitegen.compilers import toolchain as tc_mod
 from suitegen.cases.render import Renderer
 from suitegen.engine.options import RunOptions
 from suitegen.execute import deferred

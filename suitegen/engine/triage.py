@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import modules
+from suitegen.compilers import modules
 from suitegen.execute import host_check
 from suitegen.model import Compiler, digest
 from suitegen.synth import emit, ir, populate, reduce, textual

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build.batch import member_namespace
+from suitegen.compilers.batch import member_namespace
 from suitegen.execute.gpus import GpuPool
 from suitegen.execute.images import compute_capability, loaded_code, module_targets, runs_on
 from suitegen.model import ExecResult, ExecStatus

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
-from suitegen.build.batch import member_namespace
-from suitegen.build import backends
+from suitegen.compilers.batch import member_namespace
+from suitegen.compilers import backends
 from suitegen.model import Config, ExecResult, ExecStatus, Mode, Outcome
 
 DRIVER = "sg_value_main.cu"
@@ -41,7 +41,7 @@ def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int 
          timeout: float) -> Path | ExecResult:
     """Link ``obj`` (built with ``flags`` under ``config``) with the driver for ``members``; return the
     program, or the result every member's check gets when it does not link (TIMED_OUT or FAILED)."""
-    from suitegen.build.compile import cached_build  # a build like any other: a build store keeps and serves it
+    from suitegen.compilers.compile import cached_build  # a build like any other: a build store keeps and serves it
     folder = obj.parent
     argv = [a for a in backends.of(config.toolchain.kind).build_command(config, Mode.LINK, flags, [obj.name, DRIVER],
                                                                          PROGRAM) if a != "-v"]

@@ -11,7 +11,7 @@ import re
 import struct
 from typing import Sequence
 
-from suitegen.build.artifacts import FATBIN_MAGIC
+from suitegen.compilers.artifacts import FATBIN_MAGIC
 
 FATBIN_MAGICS = (int.from_bytes(FATBIN_MAGIC, "little"), 0x466243B1)  # a fatbin, a relocatable one
 TARGET = re.compile(r"^(sm|compute)_(\d+?)(\d)([af]?)$")

@@ -11,7 +11,7 @@ import signal
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build.batch import MEMBER_BEGIN, MEMBER_END
+from suitegen.compilers.batch import MEMBER_BEGIN, MEMBER_END
 from suitegen.model import ExecResult, ExecStatus
 
 DEFAULT_EXEC_TIMEOUT = 60.0

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from suitegen import __version__
-from suitegen.build.toolchain import ToolchainError
+from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine import options
 from suitegen.model import UsageError
 from suitegen.report.run_folder import RunFolderBusy
@@ -267,7 +267,7 @@ def hooks_command(args) -> int:
 def generate_command(args) -> int:
     import time
 
-    from suitegen.build.backends import command
+    from suitegen.compilers.backends import command
     from suitegen.cases.compose import DEFAULT_SEED, corpus
     from suitegen.cases.corpus import write_corpus
     from suitegen.engine.session import configs_for, load_rules
@@ -314,7 +314,7 @@ def merge_command(args) -> int:
 
 
 def toolchain_command(args) -> int:
-    from suitegen.build import registry, toolchain
+    from suitegen.compilers import registry, toolchain
     if args.toolchain_command == "add":
         entry = registry.add_nvrtc(args.version) if args.nvrtc else registry.add(args.version)
         what = "NVRTC" if args.nvrtc else "nvcc"
@@ -339,7 +339,7 @@ def toolchain_command(args) -> int:
 def _honoured(nvcc: str) -> dict[str, str | None]:
     """Return -std level -> None where the toolchain honours it with its host compiler, else why not; an
     nvcc that is gone (a run collected from elsewhere) says so."""
-    from suitegen.build import observe, toolchain
+    from suitegen.compilers import observe, toolchain
     try:
         return {std.value: why for std, why in observe.honoured_stds(toolchain.probe(nvcc)).items()}
     except toolchain.ToolchainError as exc:
@@ -389,7 +389,7 @@ def diff_command(args) -> int:
 def history_command(args) -> int:
     """Collect the given runs (or run the profile over the toolchains) and write the support table."""
     from suitegen import resources
-    from suitegen.build.registry import load_registry
+    from suitegen.compilers.registry import load_registry
     from suitegen.engine.run import RunSpec, run
     from suitegen.oracle.loader import load
     from suitegen.report import history

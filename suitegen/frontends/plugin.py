@@ -140,7 +140,7 @@ def _session(config):
     """Return this process's engine session (toolchains and GPU probed once per xdist worker)."""
     from dataclasses import replace
 
-    from suitegen.build.toolchain import ToolchainError
+    from suitegen.compilers.toolchain import ToolchainError
     from suitegen.engine.session import open_session
     from suitegen.oracle.loader import OracleError
     session = getattr(config, "_suitegen_session", None)

@@ -13,7 +13,7 @@ from pathlib import PurePath
 from typing import Callable, Iterable
 
 from suitegen import hooks
-from suitegen.build import backends, nvrtc
+from suitegen.compilers import backends, nvrtc
 from suitegen.execute.images import loaded_code
 from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs

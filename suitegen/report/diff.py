@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from suitegen.build.batch import PREFIX
+from suitegen.compilers.batch import PREFIX
 from suitegen.model import Verdict
 
 

@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build.nvcc import arch_flags
-from suitegen.build.toolchain import cache_root
+from suitegen.compilers.nvcc import arch_flags
+from suitegen.compilers.toolchain import cache_root
 from suitegen.model import ObservedConfig, Std, Toolchain, arch_number, digest
 from suitegen.oracle.conditions import flag_features
 

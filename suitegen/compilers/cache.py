@@ -24,8 +24,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from suitegen.build.artifacts import ELF_MAGIC, FATBIN_MAGIC
-from suitegen.build.toolchain import cache_root
+from suitegen.compilers.artifacts import ELF_MAGIC, FATBIN_MAGIC
+from suitegen.compilers.toolchain import cache_root
 from suitegen.model import CompileResult, Toolchain, UsageError, digest
 
 

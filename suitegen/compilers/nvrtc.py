@@ -3,7 +3,7 @@
 A build runs this module as a command, one process per build (a crash or hang in the library costs
 only that build, and the command is its reproducer)::
 
-    python -m suitegen.build.nvrtc LIBNVRTC [OPTION ...] FILE -o OUT
+    python -m suitegen.compilers.nvrtc LIBNVRTC [OPTION ...] FILE -o OUT
 
 It compiles FILE with ``nvrtcCompileProgram``, prints ``#$ nvrtc OPTIONS FILE`` (so the log parses as
 that phase's, like ``nvcc -v``), then NVRTC's log, and writes the CUBIN (``-arch=sm_XX``) or PTX
@@ -46,7 +46,7 @@ def is_library(path: str) -> bool:
 
 def command(lib: str, std: str, arch: str, flags: tuple[str, ...], source: str, out: str) -> list[str]:
     """Return the build command for one file (see the module docstring)."""
-    return [sys.executable, "-m", "suitegen.build.nvrtc", lib, f"-std={std}", f"-arch={arch}",
+    return [sys.executable, "-m", "suitegen.compilers.nvrtc", lib, f"-std={std}", f"-arch={arch}",
             *(OPTIONS[f] for f in flags), source, "-o", out]
 
 
@@ -116,7 +116,7 @@ def _text(nvrtc, prog, size_fn, get_fn) -> bytes:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[-2] != "-o":
-        print("usage: python -m suitegen.build.nvrtc LIBNVRTC [OPTION ...] FILE -o OUT", file=sys.stderr)
+        print("usage: python -m suitegen.compilers.nvrtc LIBNVRTC [OPTION ...] FILE -o OUT", file=sys.stderr)
         return LIBRARY_FAILED
     lib, options, source, out = argv[0], argv[1:-3], argv[-3], argv[-1]
     try:
@@ -158,7 +158,7 @@ class Nvrtc:
         return is_library(path)
 
     def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
-        from suitegen.build import toolchain
+        from suitegen.compilers import toolchain
         return toolchain.probe_nvrtc(path, name)
 
     def output(self, mode: Mode, config: Config) -> str:
@@ -169,7 +169,7 @@ class Nvrtc:
         return command(config.toolchain.nvcc, config.std.value, config.arch, (*config.flags, *flags), files[0], out)
 
     def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
-        from suitegen.build import diagnostics, nvcc
+        from suitegen.compilers import diagnostics, nvcc
         if returncode == LIBRARY_FAILED:  # the library did not load, or refused an option: not a verdict
             return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=Phase.NVRTC, exit_code=returncode,
                                  diagnostics=diagnostics.parse(text).diagnostics, commands=(tuple(argv),),
@@ -187,7 +187,7 @@ class Nvrtc:
         return frozenset({"nvrtc"})  # no host compiler, and the feature probes are nvcc builds
 
     def target_queries(self, toolchain: Toolchain):
-        ask = [sys.executable, "-c", "import sys; from suitegen.build import nvrtc; "
+        ask = [sys.executable, "-c", "import sys; from suitegen.compilers import nvrtc; "
                "print(*nvrtc.supported_archs(sys.argv[1]))", toolchain.nvcc]
         return [(ask, lambda text: {f"{side}_{n}" for n in text.split() if n.isdigit() for side in ("sm", "compute")})]
 

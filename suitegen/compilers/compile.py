@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Mapping
 
 from suitegen import procs
-from suitegen.build import artifacts, backends, cache
-from suitegen.build.toolchain import cache_root
+from suitegen.compilers import artifacts, backends, cache
+from suitegen.compilers.toolchain import cache_root
 from suitegen.model import Case, CompileResult, Config, Diagnostic, Outcome, Phase
 
 DEFAULT_TIMEOUT = 120.0

@@ -10,7 +10,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from suitegen.build.toolchain import ToolchainError, cache_root, probe
+from suitegen.compilers.toolchain import ToolchainError, cache_root, probe
 
 PACKAGE = "nvidia-cuda-nvcc"
 # nvcc's wheel names its companions without a version, so pip would pair an old nvcc with the newest

@@ -16,12 +16,12 @@ from typing import Callable, Iterable, Protocol, Sequence
 
 from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Toolchain
 
-MODULES = {Compiler.NVCC: "suitegen.build.nvcc", Compiler.NVRTC: "suitegen.build.nvrtc",
-           Compiler.CLANG: "suitegen.build.clang"}
+MODULES = {Compiler.NVCC: "suitegen.compilers.nvcc", Compiler.NVRTC: "suitegen.compilers.nvrtc",
+           Compiler.CLANG: "suitegen.compilers.clang"}
 
 
 class Backend(Protocol):
-    """One compiler, as the build stage drives it (each module in ``MODULES`` has a ``BACKEND``)."""
+    """One compiler, as the compilers stage drives it (each module in ``MODULES`` has a ``BACKEND``)."""
 
     kind: Compiler
     batches: bool  # whether cases of one config may share a translation unit (``build.batch``)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
-from suitegen.build import backends
-from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
+from suitegen.compilers import backends
+from suitegen.compilers.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain, UsageError
 
 TARGET = re.compile(r"^(sm|compute|lto)_(\d+)([af]?)$")

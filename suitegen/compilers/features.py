@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from suitegen import hooks, procs
-from suitegen.build import artifacts, backends
-from suitegen.build.toolchain import PROBE_TIMEOUT, cache_root
+from suitegen.compilers import artifacts, backends
+from suitegen.compilers.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain
 
 

@@ -1,6 +1,6 @@
 """Builds generated programs: one source file of many programs into one device module per build config.
 
-This is the narrow interface ``suitegen fuzz`` uses from the build stage: a config is a name and its
+This is the narrow interface ``suitegen fuzz`` uses from the compilers stage: a config is a name and its
 flags; a build returns the module's path or why there is none. Modules are kept in the build cache
 (keyed as every build is: toolchain fingerprint, command, source bytes, environment), so a rerun or a
 resumed campaign rebuilds nothing.
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.build import artifacts, cache, nvrtc
+from suitegen.compilers import artifacts, cache, nvrtc
 from suitegen.model import FROZEN, Compiler, Toolchain, UsageError
 
 BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
-from suitegen.build import backends
+from suitegen.compilers import backends
 from suitegen.model import Compiler, Toolchain, digest
 
 PROBE_TIMEOUT = 60
@@ -191,7 +191,7 @@ def probe_nvrtc(lib: str, name: str = "") -> Toolchain:
     if not path.is_file():
         raise ToolchainError(f"NVRTC library not found: {lib}")
     try:
-        done = procs.run([sys.executable, "-c", "import sys; from suitegen.build import nvrtc; "
+        done = procs.run([sys.executable, "-c", "import sys; from suitegen.compilers import nvrtc; "
                           "print(*nvrtc.library_version(sys.argv[1]))", str(path)], timeout=PROBE_TIMEOUT)
         major, minor = (int(x) for x in done.output.split()[-2:])
     except (OSError, ValueError):

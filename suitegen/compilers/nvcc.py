@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
-from suitegen.build import artifacts, diagnostics
+from suitegen.compilers import artifacts, diagnostics
 from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Outcome, Phase, Toolchain
 from suitegen.oracle.conditions import flag_features
 
@@ -67,7 +67,7 @@ class Nvcc:
         return True  # any path another backend does not claim (a wrapper may have any name)
 
     def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
-        from suitegen.build import toolchain
+        from suitegen.compilers import toolchain
         return toolchain.probe_nvcc(path, name, host_flags)
 
     def output(self, mode: Mode, config: Config) -> str:
@@ -90,7 +90,7 @@ class Nvcc:
 
         That device link ignores the object's record of which kernels its host code references: nvlink
         otherwise drops the others (a value kernel, which only the driver launches) from the linked image."""
-        from suitegen.build.compile import DLINK_LOG, DLINKED, module_image
+        from suitegen.compilers.compile import DLINK_LOG, DLINKED, module_image
         out = folder / argv[argv.index("-o") + 1]
         if "rdc" not in flag_features(argv) or "-c" not in argv:
             return module_image(out)
@@ -103,15 +103,15 @@ class Nvcc:
         return None
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
-        from suitegen.build import features
-        from suitegen.build.toolchain import host_features
+        from suitegen.compilers import features
+        from suitegen.compilers.toolchain import host_features
         return host_features(toolchain) | features.detected_features(toolchain)
 
     def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         return [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", source, "-o", out]
 
     def target_queries(self, toolchain: Toolchain):
-        from suitegen.build.archs import LISTED
+        from suitegen.compilers.archs import LISTED
         words = lambda text: {w for w in text.split() if LISTED.fullmatch(w)}  # noqa: E731
         return [([toolchain.nvcc, "--list-gpu-code"], words), ([toolchain.nvcc, "--list-gpu-arch"], words)]
 

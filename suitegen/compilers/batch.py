@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import Sequence
 
-from suitegen.build import backends
-from suitegen.build.compile import cached_build
+from suitegen.compilers import backends
+from suitegen.compilers.compile import cached_build
 from suitegen.model import Case, CompileResult, Config, Mode, Outcome
 
 PREFIX = "sg_b"  # batch member N sits in namespace sg_bN, its files under sg_bN/

@@ -20,7 +20,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, Sequence
 
 from suitegen import procs
-from suitegen.build import diagnostics
+from suitegen.compilers import diagnostics
 from suitegen.model import (Case, CompileResult, Compiler, Config, Diagnostic, Mode, Outcome, Phase, Toolchain,
                             digest)
 
@@ -70,7 +70,7 @@ def stub_folder(cuda: Path) -> Path | None:
     missing = [h for h in STUB_HEADERS if not (cuda / "include" / h).exists()]
     if not missing:
         return None
-    from suitegen.build.toolchain import cache_root
+    from suitegen.compilers.toolchain import cache_root
     folder = cache_root() / "clang-stubs"
     folder.mkdir(parents=True, exist_ok=True)
     for header in missing:
@@ -180,7 +180,7 @@ class Clang:
         return NAME.match(Path(path).name) is not None
 
     def probe(self, path: str, name: str = "", host_flags: Iterable[str] = ()) -> Toolchain:
-        from suitegen.build.toolchain import ToolchainError, file_hash, run_probe, tree_stamp
+        from suitegen.compilers.toolchain import ToolchainError, file_hash, run_probe, tree_stamp
         found = shutil.which(path) or path
         if not Path(found).is_file():
             raise ToolchainError(f"clang not found: {path}")
@@ -238,7 +238,7 @@ class Clang:
         """The cubin of a device-only build, the fatbin an object or program embeds, or for an object with
         relocatable device code (an offload binary, which loads nowhere) each target's cubin linked by
         nvlink into one fatbin."""
-        from suitegen.build.compile import DLINK_LOG, module_image
+        from suitegen.compilers.compile import DLINK_LOG, module_image
         out = folder / argv[argv.index("-o") + 1]
         if out.suffix == ".cubin":
             return out.read_bytes() if out.exists() else None
@@ -268,7 +268,7 @@ class Clang:
         return (folder / "dev.fatbin").read_bytes()
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
-        from suitegen.build import features
+        from suitegen.compilers import features
         # clang is its own host compiler: the host-compiler rules of a clang host apply
         return frozenset({"clang", "host-clang"}) | features.detected_features(toolchain)
 
