@@ -4,17 +4,16 @@
 
 Prints how many items each run has, how many verdicts differ (and the first 20), and exits 1 if any do.
 """
-import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from suitegen.report.run_folder import RESULTS, read_records  # noqa: E402
+
 
 def verdicts(folder: str) -> dict:
-    out = {}
-    for line in (Path(folder) / "results.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        out[(r["case_id"], r["config_id"])] = (r["verdict"], r["reason"][:160])
-    return out
+    return {(r.case_id, r.config_id): (r.verdict.value, r.reason[:160]) for r in read_records(Path(folder) / RESULTS)}
 
 
 def main(a: str, b: str) -> int:

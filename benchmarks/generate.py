@@ -10,6 +10,7 @@ import time
 
 from suitegen.cases.compose import corpus
 from suitegen.cases.render import Renderer
+from suitegen.engine import hook_modules  # noqa: F401 - every hook registered before the oracle loads
 from suitegen.oracle import loader
 
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -24,18 +25,18 @@ STDS, ARCHS = ("c++11", "c++14", "c++17", "c++20"), ("sm_80", "sm_90", "compute_
 FLAGS = ((), ("--extended-lambda",), ("--expt-relaxed-constexpr",), ("-rdc=true",))
 
 
-def scaled(records: list[dict], n: int) -> list[dict]:
+def scaled(records: list, n: int) -> list:
     out = []
     for k in range(n):
         std, arch, flags = STDS[k % 4], ARCHS[(k // 4) % 4], FLAGS[k // 16 % 4]
         for r in records:
-            cfg = dict(r["config"], std=std, arch=arch, flags=list(flags))
-            out.append(dict(r, config=cfg, config_id=f"{std}-{arch}{''.join(flags)}",
-                            config_key=f"{r['config_key']}-{k}"))
+            out.append(replace(r, config=replace(r.config, std=std, arch=arch, flags=flags),
+                               config_id=f"{std}-{arch}{''.join(flags)}", config_key=f"{r.config_key}-{k}"))
     return out
 
 
 def main() -> None:
+    from suitegen.engine import hook_modules  # noqa: F401 - every hook registered before the oracle loads
     from suitegen.oracle import loader
     from suitegen.report import page
     from suitegen.report.run_folder import META, RESULTS, read_cases, read_records

@@ -25,6 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from suitegen.model import Alone, Batched, Record  # noqa: E402
+from suitegen.report.run_folder import RESULTS, read_records  # noqa: E402
+
 
 def run(name: str, argv: list[str], env: dict, out: Path) -> dict:
     """Run one suitegen run as a child; return its wall time, core-seconds and records."""
@@ -36,31 +41,29 @@ def run(name: str, argv: list[str], env: dict, out: Path) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):
         sys.exit(f"{name}: suitegen run exited {proc.returncode}: {proc.stderr[-2000:]}")
-    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    records = list(read_records(out / RESULTS))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"name": name, "wall": wall, "cpu": cpu, "records": records}
 
 
-def builds(records: list[dict]) -> int:
+def builds(records: list[Record]) -> int:
     """Return how many nvcc builds ran: one per batch (those that attributed nobody too), one per item
     built alone (cache hits: none)."""
     batches, alone = set(), 0
     for r in records:
-        obs = r.get("observed") or {}
-        how = r.get("batch") or {}
-        if not obs or obs.get("cached"):
+        if not r.observed or r.observed.cached:
             continue  # a rerun takes the batches it tried from the cache as well
-        batches.update(how.get("tried", []))
-        if how.get("how") == "batch":
-            batches.add(how["id"])
+        if isinstance(r.batch, Batched):
+            batches.add(r.batch.id)
         else:
+            batches.update(r.batch.tried if isinstance(r.batch, Alone) else ())
             alone += 1
     return len(batches) + alone
 
 
-def differences(a: list[dict], b: list[dict]) -> int:
-    va = {(r["case_id"], r["config_key"]): r["verdict"] for r in a}  # by id: a template edit keeps it
-    vb = {(r["case_id"], r["config_key"]): r["verdict"] for r in b}
+def differences(a: list[Record], b: list[Record]) -> int:
+    va = {(r.case_id, r.config_key): r.verdict for r in a}  # by id: a template edit keeps it
+    vb = {(r.case_id, r.config_key): r.verdict for r in b}
     return sum(va.get(k) != vb.get(k) for k in va.keys() | vb.keys())
 
 
@@ -79,7 +82,7 @@ def main() -> int:
                    stdout=subprocess.DEVNULL, check=True)
     if args.reference:
         saved = json.loads((Path(args.reference) / "timing.json").read_text())
-        records = [json.loads(line) for line in (Path(args.reference) / "reference" / "results.jsonl").open()]
+        records = list(read_records(Path(args.reference) / "reference" / RESULTS))
         ref = {"name": "reference (saved)", "wall": saved["wall"], "cpu": saved["cpu"], "records": records}
     else:
         ref = run("reference", [*passthrough, "--batch", "off", "--no-cache"], env, root / "reference")
@@ -92,10 +95,10 @@ def main() -> int:
         print(f"  {r['name']:<22} wall {r['wall']:8.1f} s ({ref['wall'] / r['wall']:5.1f}x)   core-s "
               f"{r['cpu']:8.1f} ({ref['cpu'] / max(r['cpu'], 1e-9):5.1f}x)   {n / r['wall']:7.2f} items/s   "
               f"nvcc builds {builds(r['records'])}")
-    alone = collections.Counter((r.get("batch") or {}).get("why") or "not batched (mode, files or scope; a rejection by the host compiler or linker)"
-                                for r in cold["records"] if (r.get("batch") or {}).get("how") != "batch"
-                                and r.get("observed"))
-    built = sum(1 for r in cold["records"] if r.get("observed"))
+    alone = collections.Counter(r.batch.why if isinstance(r.batch, Alone) else "not batched (mode, files or scope; a "
+                                "rejection by the host compiler or linker)"
+                                for r in cold["records"] if not isinstance(r.batch, Batched) and r.observed)
+    built = sum(1 for r in cold["records"] if r.observed)
     print(f"  fallback: {sum(alone.values())} of {built} built items were built alone in the batched run")
     for why, count in alone.most_common():
         print(f"    {count:5}  {why}")

@@ -13,6 +13,11 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from suitegen.model import Alone, Batched  # noqa: E402
+from suitegen.report.run_folder import RESULTS, read_records  # noqa: E402
+
 
 def main(folders: list[str]) -> None:
     build: collections.Counter = collections.Counter()
@@ -22,22 +27,22 @@ def main(folders: list[str]) -> None:
     why: collections.Counter = collections.Counter()
     wall = 0.0
     for folder in folders:
-        records = [json.loads(line) for line in (Path(folder) / "results.jsonl").read_text().splitlines()]
+        records = read_records(Path(folder) / RESULTS)
         meta = Path(folder) / "run.json"
         if meta.exists():
             wall += json.loads(meta.read_text()).get("wall_seconds") or 0.0
         for r in records:
-            cfg = r["config"]
-            key = (f"{cfg['std']} {cfg['arch']} {' '.join(cfg['flags'])}".strip(),
-                   (r.get("batch") or {}).get("how", "alone") if r.get("observed") else "not built")
+            cfg = r.config
+            key = (f"{cfg.std} {cfg.arch} {' '.join(cfg.flags)}".strip(),
+                   ("batch" if isinstance(r.batch, Batched) else "alone") if r.observed else "not built")
             items[key] += 1
-            if r.get("observed"):
-                build[key] += r["duration"]
-            if (r.get("batch") or {}).get("how") == "alone":
-                why[r["batch"]["why"]] += 1
-            if r.get("execution"):
-                check = (r.get("behaviour") or {}).get("check", "runtime")
-                runs[check] += r["execution"]["duration"]
+            if r.observed:
+                build[key] += r.duration
+            if isinstance(r.batch, Alone):
+                why[r.batch.why] += 1
+            if r.execution:
+                check = r.behaviour.check if r.behaviour else "runtime"
+                runs[check] += r.execution.duration
                 count[check] += 1
     print(f"{sum(items.values())} items; run wall {wall:.1f} s" if wall else f"{sum(items.values())} items")
     print(f"{'config':36} {'how':10} {'items':>7} {'build core-s':>13}")

@@ -12,23 +12,49 @@ The first four register a function under its ``__name__``; a feature is register
 conditions use for it, and its docstring says what the feature means. A name is registered once
 per kind: a second function under the same name raises ValueError naming both places.
 
-Lookups (``get``, ``names``, ``describe``) fill the registry on first use by importing
-``HOOK_MODULES``. This module imports nothing heavy and no other suitegen module, so importing it
-is cheap and cannot cycle: the hook modules import it, never the other way round at import time.
+The oracle loader resolves every name an oracle file gives once, at load (``resolve``), into the
+``HookRef`` the model holds: an unknown name is a load error, and nothing looks a name up later.
+
+This module imports no other suitegen module. Which modules define hooks is decided at the top of the
+pipeline, which imports them and then calls ``complete()``; a lookup before that raises Incomplete
+rather than answer with hooks missing.
 """
 from __future__ import annotations
 
-import importlib
+import difflib
 import re
 import threading
+from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 KINDS = ("predicate", "selector", "strategy", "check", "feature")
 PLURALS = {"predicate": "predicates", "selector": "selectors", "strategy": "strategies", "check": "checks",
            "feature": "features"}
-HOOK_MODULES = ("suitegen.oracle.definitions", "suitegen.cases.strategies", "suitegen.execute.checks",
-                "suitegen.compilers.features")
 FEATURE_NAME = re.compile(r"[a-z0-9][a-z0-9+\-_.]*")  # what a condition can spell as a feature
+
+
+class Incomplete(RuntimeError):
+    """A lookup before the top of the pipeline said every hook module is imported (a bug, not a user error)."""
+
+
+class UnknownHook(LookupError):
+    """A name no hook of its kind has; the message gives close names and the known ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookRef:
+    """A hook an oracle file names, resolved at load. Calling it calls the function; it compares, prints and
+    serialises as its kind and name, so records, ids and keys stay what the name made them."""
+
+    kind: str
+    name: str
+    fn: Callable = field(compare=False, repr=False)
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class Hook(NamedTuple):
@@ -53,18 +79,18 @@ def _summary(fn: Callable) -> str:
 
 
 class Registry:
-    """Hooks by kind and name. The module-level functions use one shared instance."""
+    """Hooks by kind and name. The module-level functions are one shared instance's methods."""
 
-    def __init__(self, modules: tuple[str, ...] = ()):
+    def __init__(self):
         self._hooks: dict[str, dict[str, Callable]] = {k: {} for k in KINDS}
-        self._modules = modules
-        self._loaded = not modules
-        self._loading = False
-        self._lock = threading.RLock()
+        self._complete = False
+        self._lock = threading.Lock()
 
     def register(self, kind: str, name: str, fn: Callable) -> Callable:
         """Register ``fn`` as the ``kind`` hook ``name`` and return it unchanged."""
-        table = self._table(kind)
+        table = self._hooks.get(kind)
+        if table is None:
+            raise ValueError(f"unknown hook kind {kind!r} (kinds: {', '.join(KINDS)})")
         if not callable(fn):
             raise TypeError(f"a {kind} hook must be a function, not {fn!r}")
         with self._lock:
@@ -75,50 +101,49 @@ class Registry:
             table[name] = fn
         return fn
 
-    def get(self, kind: str, name: str) -> Callable:
-        """Return the ``kind`` hook called ``name``; KeyError lists the known names."""
+    def complete(self) -> None:
+        """Say that every module defining hooks is imported: lookups may answer from now on."""
+        self._complete = True
+
+    def resolve(self, kind: str, name: str | None) -> HookRef | None:
+        """Return the ``kind`` hook called ``name`` (None for None); UnknownHook gives close and known names."""
         table = self._table(kind)
-        self._ensure_loaded()
-        try:
-            return table[name]
-        except KeyError:
-            raise KeyError(f"unknown {kind} {name!r} (known: {sorted(table)})") from None
+        if name is None:
+            return None
+        fn = table.get(name)
+        if fn is None:
+            close = difflib.get_close_matches(str(name), table, n=3)
+            hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+            raise UnknownHook(f"unknown {kind} {name!r} ({hint}known: {sorted(table)})")
+        return HookRef(kind, name, fn)
+
+    def refs(self, kind: str) -> list[HookRef]:
+        """Return the hooks of one kind, by name."""
+        return [HookRef(kind, name, fn) for name, fn in sorted(self._table(kind).items())]
 
     def names(self, kind: str) -> list[str]:
         """Return the registered names of one kind, sorted."""
-        table = self._table(kind)
-        self._ensure_loaded()
-        return sorted(table)
+        return sorted(self._table(kind))
 
     def describe(self) -> list[Hook]:
         """Return every hook as (kind, name, first docstring line, module), by kind then name."""
-        self._ensure_loaded()
-        return [Hook(kind, name, _summary(fn), getattr(fn, "__module__", "?"))
-                for kind in KINDS for name, fn in sorted(self._hooks[kind].items())]
+        return [Hook(kind, ref.name, _summary(ref.fn), getattr(ref.fn, "__module__", "?"))
+                for kind in KINDS for ref in self.refs(kind)]
 
     def _table(self, kind: str) -> dict[str, Callable]:
-        try:
-            return self._hooks[kind]
-        except KeyError:
-            raise ValueError(f"unknown hook kind {kind!r} (kinds: {', '.join(KINDS)})") from None
-
-    def _ensure_loaded(self) -> None:
-        """Import the hook modules once, so that their decorators have run."""
-        if self._loaded:
-            return
-        with self._lock:
-            if self._loaded or self._loading:  # re-entered from a hook module's own import: use what is there
-                return
-            self._loading = True
-            try:
-                for module in self._modules:
-                    importlib.import_module(module)
-                self._loaded = True
-            finally:
-                self._loading = False
+        """Return one kind's hooks, once the registry is complete."""
+        if kind not in self._hooks:
+            raise ValueError(f"unknown hook kind {kind!r} (kinds: {', '.join(KINDS)})")
+        if not self._complete:
+            raise Incomplete(f"{kind} hooks looked up before the registry was complete: the top of the pipeline "
+                             "(the command line, the pytest plugin, a test's conftest) imports every module that "
+                             "defines hooks, then calls hooks.complete()")
+        return self._hooks[kind]
 
 
-_registry = Registry(HOOK_MODULES)
+_registry = Registry()
+complete, resolve, refs, names, describe = (_registry.complete, _registry.resolve, _registry.refs, _registry.names,
+                                            _registry.describe)
 
 
 def predicate(fn: Callable) -> Callable:
@@ -153,18 +178,3 @@ def feature(name: str) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
         return _registry.register("feature", name, fn)
     return register
-
-
-def get(kind: str, name: str) -> Callable:
-    """Return the ``kind`` hook called ``name``; KeyError lists the known names."""
-    return _registry.get(kind, name)
-
-
-def names(kind: str) -> list[str]:
-    """Return the registered names of one kind, sorted."""
-    return _registry.names(kind)
-
-
-def describe() -> list[Hook]:
-    """Return every hook as (kind, name, first docstring line, module), by kind then name."""
-    return _registry.describe()

@@ -6,8 +6,10 @@ import functools
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
+
+from suitegen.hooks import HookRef
 
 
 class UsageError(ValueError):
@@ -218,13 +220,13 @@ class Variant:
     name: str
     params: Mapping[str, Any]
     expectation: Expectation  # with a predicate: what to expect when it says reject
-    predicate: str | None = None  # a hooks predicate name
+    predicate: HookRef | None = None  # the predicate that decides the expectation, resolved at load
     requires: Any = None  # conditions.Condition or None
     flags: tuple[str, ...] = ()
     mode: Mode = Mode.COMPILE
     note: str = ""
-    strategies: Mapping[str, str] = field(default_factory=dict)  # param -> a hooks strategy name
-    check: str | None = None  # fatbin mode: a hooks check name giving the launch and expected values
+    strategies: Mapping[str, HookRef] = field(default_factory=dict)  # param -> the strategy drawing its values
+    check: HookRef | None = None  # fatbin mode: the check giving the launch and expected values
     value: int | None = None  # a valid program's value check: what its value function stores in out[0]
     # diagnose only: where the same program is valid (its twin's condition: the variant of the rule with the
     # same params expected to compile); a diagnostic the program also gets there does not count
@@ -456,6 +458,12 @@ class ExecResult:
                 "output": self.output[-4000:], "duration": round(self.duration, 3), "gpu": self.gpu,
                 "command": list(self.command), **({"loaded": self.loaded} if self.loaded else {})}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ExecResult":
+        return cls(status=ExecStatus(data["status"]), exit_code=data["exit_code"], detail=data["detail"],
+                   output=data["output"], duration=data["duration"], gpu=data["gpu"],
+                   command=tuple(data["command"]), loaded=data.get("loaded", ""))
+
 
 @dataclass(**FROZEN)
 class Deviation:
@@ -472,7 +480,7 @@ class Deviation:
     source_file: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)  # must be a subset of the case's params
     run: str = ""  # for runtime cases: the program's observed status (ExecStatus value)
-    select: str = ""  # a hooks selector name: a test on the case's params
+    select: HookRef | None = None  # a selector: a test on the case's params
     compiler: Compiler = Compiler.NVCC  # the one compiler whose items it covers
 
 
@@ -487,7 +495,36 @@ class Judgement:
     execution: Verdict | None = None  # the GPU or host run judged on its own (before any deviation), if one ran
 
 
-SCHEMA = 2  # results.jsonl records; 2 added observed_config, batch, execution_verdict
+SCHEMA = 3  # results.jsonl records; 2 added observed_config, batch, execution_verdict; 3 dropped gpu (execution's)
+SCHEMAS_READ = (2, 3)  # Record.from_json upgrades a schema-2 record: users keep old runs to diff against
+
+
+class RecordError(ValueError):
+    """A results.jsonl line that is not a record this suitegen reads: another schema version, or a bad field."""
+
+
+def plain(value: Any) -> Any:
+    """Return a record part (or None) as JSON: a part by its to_json, an enum by its value, a tuple as a list."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+class _Part:
+    """A record or a part of one, written field by field (``plain``)."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict:
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def _maybe(read, value: Any) -> Any:
+    return None if value is None else read(value)
 
 
 @dataclass(**FROZEN)
@@ -512,76 +549,222 @@ class Alone:
         return {"how": "alone", "why": self.why, "tried": list(self.tried)}
 
 
-@dataclass(**FROZEN)
-class Record:
-    """One line of results.jsonl.
+def _provenance(data: Mapping[str, Any]) -> Batched | Alone:
+    """Read ``Batched.to_json`` or ``Alone.to_json`` back."""
+    if data["how"] == "batch":
+        return Batched(id=data["id"], size=data["size"])
+    return Alone(why=data["why"], tried=tuple(data.get("tried", ())))
 
-    ``execution_verdict`` is its run judged on its own (a runtime case's program, a value check, a module's
-    load), null where nothing ran. ``batch`` is null for an item built alone in an unbatched run.
+
+@dataclass(**FROZEN)
+class RecordConfig(_Part):
+    """A record's config in words: its toolchain (label, compiler, fingerprint, path, version, host compiler),
+    -std, arch, the matrix's flags and the case's own (``case_flags``)."""
+
+    toolchain: str
+    compiler: str
+    fingerprint: str
+    nvcc: str
+    nvcc_version: str
+    host_compiler: str
+    host_version: str
+    std: str
+    arch: str
+    flags: tuple[str, ...] = ()
+    case_flags: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, config: Config, case: Case) -> "RecordConfig":
+        tc = config.toolchain
+        return cls(toolchain=tc.label, compiler=tc.kind.value, fingerprint=tc.fingerprint, nvcc=tc.nvcc,
+                   nvcc_version=tc.version_str, host_compiler=tc.host_compiler, host_version=tc.host_version,
+                   std=config.std.value, arch=config.arch, flags=tuple(config.flags),
+                   case_flags=tuple(case.variant.flags))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "RecordConfig":
+        return cls(**{**data, "flags": tuple(data["flags"]), "case_flags": tuple(data["case_flags"])})
+
+
+@dataclass(**FROZEN)
+class Expected(_Part):
+    """The guide's expectation of one item (its Expectation under the item's config), with the line its
+    diagnostic must point at (None: any line)."""
+
+    expect: Expect
+    phase: str | None = None
+    diagnostic: str | None = None
+    line: int | None = None
+    observe: str | None = None
+
+    @classmethod
+    def of(cls, expectation: Expectation, case: Case) -> "Expected":
+        return cls(expect=expectation.expect, phase=expectation.phase, diagnostic=expectation.diagnostic,
+                   line=case.violation_line if expectation.check_line else None, observe=expectation.observe)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Expected":
+        return cls(**{**data, "expect": Expect(data["expect"])})
+
+
+@dataclass(**FROZEN)
+class Observed(_Part):
+    """What an item's build did, as its record keeps it: its CompileResult without the compiler's output (the
+    diagnostics come from it) or its own seconds (the record's ``duration`` counts them)."""
+
+    outcome: Outcome
+    phase: Phase | None
+    exit_code: int | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    commands: tuple[tuple[str, ...], ...] = ()
+    cached: bool = False
+
+    @classmethod
+    def of(cls, result: CompileResult) -> "Observed":
+        return cls(outcome=result.outcome, phase=result.phase, exit_code=result.exit_code,
+                   diagnostics=tuple(result.diagnostics), commands=tuple(tuple(c) for c in result.commands),
+                   cached=result.cached)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Observed":
+        return cls(outcome=Outcome(data["outcome"]), phase=_maybe(Phase, data["phase"]), exit_code=data["exit_code"],
+                   diagnostics=tuple(Diagnostic.from_json(d) for d in data["diagnostics"]),
+                   commands=tuple(tuple(c) for c in data["commands"]), cached=data.get("cached", False))
+
+    def first_diagnostic(self) -> Diagnostic | None:
+        """Return the build's first error, else its first warning, else None."""
+        return next((d for d in self.diagnostics if d.severity in ("error", "fatal")), None) or \
+            next((d for d in self.diagnostics if d.severity == "warning"), None)
+
+
+@dataclass(**FROZEN)
+class DeviationRef(_Part):
+    """The recorded deviation that covers an item: what the toolchain was seen to do, its evidence, when, and
+    the deviations file that records it."""
+
+    observed: Outcome
+    diagnostic: str
+    seen: str
+    file: str
+
+    @classmethod
+    def of(cls, deviation: Deviation) -> "DeviationRef":
+        return cls(observed=deviation.observed, diagnostic=deviation.diagnostic, seen=deviation.seen,
+                   file=deviation.source_file)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "DeviationRef":
+        return cls(**{**data, "observed": Outcome(data["observed"])})
+
+
+@dataclass(**FROZEN)
+class Behaviour(_Part):
+    """What a valid item's GPU run checks (``judge.behaviour``): the check (semantic, load-only, host-only,
+    none), whether it ran, what it is, what the driver loaded of the module, and why a GPU check did not run."""
+
+    check: str
+    ran: bool
+    what: str
+    loaded: str = ""
+    not_run: str = ""
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in _Part.to_json(self).items() if v or k not in ("loaded", "not_run")}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Behaviour":
+        return cls(**data)
+
+
+@dataclass(**FROZEN)
+class Record(_Part):
+    """One item's result: a line of results.jsonl as written (``to_json``) and as read back (``from_json``).
+
+    It names the item by keys and words (case and config ids and keys, rule, section, variant, the config's
+    fields), not by the in-memory Case and Config: the engine, which alone has those, keeps the case beside
+    the record where it needs more of it (``judge.behaviour.with_behaviour``). ``observed`` is None where
+    nothing was built; ``execution_verdict`` is the run judged on its own (a runtime case's program, a value
+    check, a module's load), None where nothing ran; ``batch`` is None for an item built alone in an
+    unbatched run; ``duration`` is the build's and the run's seconds.
     """
 
-    case: Case
-    config: Config
-    judgement: Judgement
-    result: CompileResult | None
-    started: str
-    execution: ExecResult | None = None  # the run of a runtime case that ran
-    observed: ObservedConfig | None = None  # what the build under this config actually did
+    case_id: str
+    case_key: str
+    config_id: str
+    config_key: str
+    rule: str
+    section: str
+    variant: str
+    config: RecordConfig
+    verdict: Verdict
+    reason: str
+    expected: Expected | None = None
+    observed: Observed | None = None
+    deviation: DeviationRef | None = None
+    execution: ExecResult | None = None  # the run of the item's program or module, if one ran
+    observed_config: ObservedConfig | None = None  # what the build under this config actually did
+    execution_verdict: Verdict | None = None
+    behaviour: Behaviour | None = None
     batch: Batched | Alone | None = None  # how the result was obtained
-    behaviour: Mapping[str, Any] | None = None  # what its GPU run checks (judge.behaviour), for a valid item
+    duration: float = 0.0
+    started: str
 
     @property
     def key(self) -> tuple[str, str]:
         """Return what identifies an item across runs: (case key, config key)."""
-        return self.case.key, self.config.key
+        return self.case_key, self.config_key
+
+    @classmethod
+    def of(cls, case: Case, config: Config, judgement: Judgement, result: CompileResult | None, *, started: str,
+           execution: ExecResult | None = None, observed_config: ObservedConfig | None = None,
+           batch: Batched | Alone | None = None, behaviour: Behaviour | None = None) -> "Record":
+        """Return the record of a judged item; its run is kept as it is written (the end of its output, its
+        seconds to the millisecond), so the record read back equals it."""
+        exp = judgement.expected
+        return cls(case_id=case.id, case_key=case.key, config_id=config.id, config_key=config.key,
+                   rule=case.rule.id, section=case.rule.section, variant=case.variant.name,
+                   config=RecordConfig.of(config, case), verdict=judgement.verdict, reason=judgement.reason,
+                   expected=None if exp is None else Expected.of(exp, case), observed=_maybe(Observed.of, result),
+                   deviation=_maybe(DeviationRef.of, judgement.deviation),
+                   execution=None if execution is None else ExecResult.from_json(execution.to_json()),
+                   observed_config=observed_config, execution_verdict=judgement.execution, behaviour=behaviour,
+                   batch=batch, started=started,
+                   duration=round((result.duration if result else 0.0) + (execution.duration if execution else 0.0), 3))
 
     def to_json(self) -> dict:
-        exp = self.judgement.expected
-        res = self.result
-        tc = self.config.toolchain
-        return {
-            "schema": SCHEMA,
-            "case_id": self.case.id,
-            "case_key": self.case.key,
-            "config_id": self.config.id,
-            "config_key": self.config.key,
-            "rule": self.case.rule.id,
-            "section": self.case.rule.section,
-            "variant": self.case.variant.name,
-            "config": {
-                "toolchain": tc.label, "compiler": tc.kind.value, "fingerprint": tc.fingerprint, "nvcc": tc.nvcc,
-                "nvcc_version": tc.version_str, "host_compiler": tc.host_compiler,
-                "host_version": tc.host_version, "std": self.config.std.value,
-                "arch": self.config.arch, "flags": list(self.config.flags),
-                "case_flags": list(self.case.variant.flags),
-            },
-            "expected": None if exp is None else {
-                "expect": exp.expect.value, "phase": exp.phase, "diagnostic": exp.diagnostic,
-                "line": self.case.violation_line if exp.check_line else None, "observe": exp.observe,
-            },
-            "observed": None if res is None else {
-                "outcome": res.outcome.value,
-                "phase": res.phase.value if res.phase else None,
-                "exit_code": res.exit_code,
-                "diagnostics": [d.to_json() for d in res.diagnostics],
-                "commands": [list(c) for c in res.commands],
-                "cached": res.cached,
-            },
-            "verdict": self.judgement.verdict.value,
-            "reason": self.judgement.reason,
-            "deviation": None if self.judgement.deviation is None else {
-                "observed": self.judgement.deviation.observed.value,
-                "diagnostic": self.judgement.deviation.diagnostic,
-                "seen": self.judgement.deviation.seen,
-                "file": self.judgement.deviation.source_file,
-            },
-            "execution": None if self.execution is None else self.execution.to_json(),
-            "gpu": None if self.execution is None else self.execution.gpu,
-            "observed_config": None if self.observed is None else self.observed.to_json(),
-            "execution_verdict": None if self.judgement.execution is None else self.judgement.execution.value,
-            "behaviour": None if self.behaviour is None else dict(self.behaviour),
-            "batch": None if self.batch is None else self.batch.to_json(),
-            "duration": round((res.duration if res else 0.0)
-                              + (self.execution.duration if self.execution else 0.0), 3),
-            "started": self.started,
-        }
+        return {"schema": SCHEMA, **_Part.to_json(self)}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Record":
+        """Read a record of a schema this suitegen reads (a schema-2 one upgraded); raise RecordError on another
+        schema version or a missing or bad field."""
+        version = data.get("schema") if isinstance(data, Mapping) else None
+        if version not in SCHEMAS_READ:
+            said = "no schema version" if version is None else f"schema {version!r}"
+            raise RecordError(f"{said}: not a results record this suitegen reads (it reads schema "
+                              f"{' and '.join(map(str, SCHEMAS_READ))})")
+        try:
+            if version == 2:
+                data = _from_schema_2(data)
+            return cls(case_id=data["case_id"], case_key=data["case_key"], config_id=data["config_id"],
+                       config_key=data["config_key"], rule=data["rule"], section=data["section"],
+                       variant=data["variant"], config=RecordConfig.from_json(data["config"]),
+                       verdict=Verdict(data["verdict"]), reason=data["reason"],
+                       expected=_maybe(Expected.from_json, data["expected"]),
+                       observed=_maybe(Observed.from_json, data["observed"]),
+                       deviation=_maybe(DeviationRef.from_json, data["deviation"]),
+                       execution=_maybe(ExecResult.from_json, data["execution"]),
+                       observed_config=_maybe(ObservedConfig.from_json, data["observed_config"]),
+                       execution_verdict=_maybe(Verdict, data["execution_verdict"]),
+                       behaviour=_maybe(Behaviour.from_json, data["behaviour"]),
+                       batch=_maybe(_provenance, data["batch"]), duration=data["duration"], started=data["started"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"a schema {version} record with a missing or bad field: {type(exc).__name__} {exc}") \
+                from None
+
+
+def _from_schema_2(data: Mapping[str, Any]) -> dict:
+    """Return a schema-2 record in schema 3's form: without its top-level gpu (its execution's says it), with
+    what early schema-2 writers left out (the config's compiler, nvcc then; behaviour)."""
+    out = {k: v for k, v in data.items() if k != "gpu"}
+    return {**out, "schema": 3, "config": {"compiler": "nvcc", **data["config"]}, "behaviour": data.get("behaviour")}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from suitegen.engine import hook_modules  # noqa: F401 - every hook registered, as the command line and plugin do
 from suitegen.frontends.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -256,3 +257,15 @@ def run_folder(fake_nvcc, mini_oracle, tmp_path, capsys):
     capsys.readouterr()
     assert code == 1
     return out
+
+
+def a_record(**fields):
+    """Return a results record with plain defaults (a PASS of demo/r[pos] under c++17, sm_90), ``fields`` in
+    their place: for tests of what reads records."""
+    from suitegen.model import Record, RecordConfig, Verdict
+    config = RecordConfig(toolchain="nvcc-13.0", compiler="nvcc", fingerprint="f" * 16, nvcc="/usr/bin/nvcc",
+                          nvcc_version="13.0.88", host_compiler="g++", host_version="g++ 12", std="c++17", arch="sm_90")
+    base = dict(case_id="demo/r[pos]", case_key="c" * 16, config_id="c++17,sm_90", config_key="k" * 16,
+                rule="demo/r", section="demo", variant="pos", config=config, verdict=Verdict.PASS,
+                reason="accepted as expected", started="2026-01-01T00:00:00+00:00")
+    return Record(**{**base, **fields})

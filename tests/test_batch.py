@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.compilers import batch
+from suitegen.compilers import batch, members
 from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, units
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
@@ -62,8 +62,8 @@ def test_each_member_keeps_its_own_lines_and_file_name():
     assert tu[0] == "#include <cstdio>" and tu.count("#include <cstdio>") == 1
     start = tu.index('#line 1 "sg_b1/main.cu"')
     assert tu[start + 2] == "__device__ int g() { return 2; }", "line 2 of the member is line 2 after #line 1"
-    assert batch.member_of("sg_b1/main.cu") == 1 and batch.member_of("/tmp/x/sg_b12/main.cu") == 12
-    assert batch.member_of("batch.cu") is None and batch.member_of(None) is None
+    assert members.member_of("sg_b1/main.cu") == 1 and members.member_of("/tmp/x/sg_b12/main.cu") == 12
+    assert members.member_of("batch.cu") is None and members.member_of(None) is None
 
 
 def test_a_member_s_macros_end_with_it():
@@ -85,11 +85,11 @@ def test_a_program_of_several_files_is_a_batch_of_as_many_files():
 
 
 def test_a_linker_message_belongs_to_the_one_member_it_names():
-    assert batch.named_member("Undefined reference to '_ZN5sg_b31vE' in 'batch.o'") == 3
-    assert batch.named_member("Undefined reference to '_ZN6sg_b121vE' in 'batch.o'") == 12
-    assert batch.named_member("undefined reference to `sg_b7::f()'") == 7
-    assert batch.named_member("multiple definition of `sg_b1::f()' and `sg_b2::f()'") is None
-    assert batch.named_member("ld returned 1 exit status") is None
+    assert members.named_member("Undefined reference to '_ZN5sg_b31vE' in 'batch.o'") == 3
+    assert members.named_member("Undefined reference to '_ZN6sg_b121vE' in 'batch.o'") == 12
+    assert members.named_member("undefined reference to `sg_b7::f()'") == 7
+    assert members.named_member("multiple definition of `sg_b1::f()' and `sg_b2::f()'") is None
+    assert members.named_member("ld returned 1 exit status") is None
     link = result(Outcome.REJECTED, diag("error", None, phase=Phase.NVLINK, msg="Undefined reference to "
                                          "'_ZN5sg_b11vE' in 'batch.o'"), phase=Phase.NVLINK)
     parts = batch.split(link, 3)
@@ -312,11 +312,10 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
     base = engine.open_session(RunOptions(oracle=str(orc), templates=str(tpl), no_exec=True))
     session = dataclasses.replace(base, gpus=GpuPool("0", ()), execution_skipped=None)
     (tc,) = session.toolchains
-    recs = {r.case.variant.name: r for r in batch_of(session, session.cases,
-                                                     Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))}
-    verdicts = {name: r.judgement.verdict.value for name, r in recs.items()}
+    recs = {r.variant: r for r in batch_of(session, session.cases, Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))}
+    verdicts = {name: r.verdict.value for name, r in recs.items()}
     assert verdicts == {"run-first": "PASS", "run-exits": "FAIL", "run-after": "PASS", "run-last": "PASS",
-                        "run-wrong": "FAIL"}, {n: r.judgement.reason for n, r in recs.items()}
+                        "run-wrong": "FAIL"}, {n: r.reason for n, r in recs.items()}
     assert "in one process with the 4 other" in recs["run-first"].execution.detail
     assert recs["run-first"].execution.command[1:] == ("0",), "its reproducer is its own run"
     assert recs["run-after"].execution.detail == "" and isinstance(recs["run-after"].batch, Batched), "run alone"

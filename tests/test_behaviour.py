@@ -2,14 +2,16 @@
 import dataclasses
 import json
 
+from suitegen import hooks
 from suitegen.judge.behaviour import Check, planned, sentence, tally
 from suitegen.model import Case, Expect, Expectation, Mode, Rule, Variant
+from suitegen.report.run_folder import read_records
 
 
 def case(expect, text, check=None):
     exp = Expectation(expect=expect, phase="front-end" if expect is Expect.REJECT else None,
                       diagnostic="x" if expect is Expect.REJECT else None, observe="o")
-    v = Variant(name="v", params={}, expectation=exp, check=check)
+    v = Variant(name="v", params={}, expectation=exp, check=hooks.resolve("check", check))
     rule = Rule(id="demo/r", section="demo", statement="s", templates={"main.cu": "t"}, variants=(v,))
     return Case(rule=rule, variant=v, files={"main.cu": text}, violation_line=None)
 
@@ -39,10 +41,10 @@ def test_each_valid_variant_gets_one_kind_of_check():
 
 
 def test_a_cpu_only_run_says_no_behaviour_was_checked(run_folder):
-    records = [json.loads(line) for line in (run_folder / "results.jsonl").read_text().splitlines()]
-    valid = [r for r in records if r["behaviour"]]
-    assert valid and all(not r["behaviour"]["ran"] for r in valid)
-    assert all(r["behaviour"] is None for r in records if r["expected"] and r["expected"]["expect"] == "reject")
+    records = list(read_records(run_folder / "results.jsonl"))
+    valid = [r for r in records if r.behaviour]
+    assert valid and all(not r.behaviour.ran for r in valid)
+    assert all(r.behaviour is None for r in records if r.expected and r.expected.expect is Expect.REJECT)
     summary = json.loads((run_folder / "summary.json").read_text())
     assert summary["behaviour"] == tally(records) and summary["behaviour"]["semantic ran"] == 0
     text = sentence(summary["behaviour"])

@@ -5,13 +5,12 @@ import pytest
 
 from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine.releases import bisect, boundaries, releases
+from suitegen.report.diff import Entry
 
 
 def rec(verdict, message=None, std="c++17"):
-    return {"case_id": "demo/r[v]", "config": {"std": std, "arch": "sm_90", "flags": []}, "verdict": verdict,
-            "observed": {"outcome": "rejected" if message else "accepted", "phase": "cudafe++" if message else None,
-                         "diagnostics": [{"severity": "error", "message": message}] if message else []},
-            "execution": None}
+    return Entry(case_id="demo/r[v]", rule="demo/r", section="demo", std=std, arch="sm_90", verdict=verdict,
+                 outcome="rejected" if message else "accepted", phase="cudafe++" if message else None, message=message)
 
 
 RUNS = [("13.0.48", [rec("PASS", "bad")]), ("13.0.88", [rec("PASS", "bad")]), ("13.1.80", [rec("FAIL")]),

@@ -10,9 +10,10 @@ from junitparser import JUnitXml
 
 from suitegen.engine.session import probe_toolchains
 from suitegen.frontends.cli import main
+from suitegen.model import Observed, Outcome, Verdict
 from suitegen.report.repro import write_repro
 
-from conftest import REPO, write_demo_oracle
+from conftest import REPO, a_record, write_demo_oracle
 
 RULES = '''
 section = "demo"
@@ -94,10 +95,9 @@ def test_a_corpus_manifest_naming_an_escaping_file_is_refused(tmp_path, capsys, 
 def test_every_line_of_a_reproducer_is_a_comment_or_a_quoted_command(tmp_path):
     """Whatever a record holds (a hostile id, reason or argument), running run.sh runs only its commands."""
     evil = "$(touch PWNED1)`touch PWNED2`;touch PWNED3\ntouch PWNED4"
-    record = {"case_id": f"demo/x[{evil}]", "config_id": "c++17,sm_90", "config_key": "0123456789abcdef",
-              "config": {"toolchain": "nvcc-13.0"}, "verdict": "FAIL", "reason": f"because\n{evil}",
-              "rule": "demo/x", "expected": None, "execution": None,
-              "observed": {"commands": [["echo", evil, "it's"]], "outcome": "accepted", "diagnostics": []}}
+    record = a_record(case_id=f"demo/x[{evil}]", verdict=Verdict.FAIL, reason=f"because\n{evil}", rule="demo/x",
+                      observed=Observed(outcome=Outcome.ACCEPTED, phase=None, exit_code=0,
+                                        commands=(("echo", evil, "it's"),)))
     folder = write_repro(tmp_path, record, {"files": {"main.cu": "int x;\n", "../escaped.cu": "no"}})
     text = (folder / "run.sh").read_text()
     lines = text.splitlines()

@@ -1,21 +1,25 @@
 """The support table across toolchains: statuses, changes between neighbouring versions, page and markdown."""
 import re
 import subprocess
+from dataclasses import replace
 
 import pytest
 from test_reports import CHROMIUM
 
+from suitegen.model import Diagnostic, Observed, Outcome, Phase, Verdict
 from suitegen.report import history
 from suitegen.report.history import build, render_markdown, render_page, status
 
-from conftest import EVIL
+from conftest import EVIL, a_record
 
 
-def rec(version, rule, verdict, config="c++17,sm_90", reason="r"):
-    return {"config": {"toolchain": f"nvcc-{version}", "nvcc_version": version}, "section": rule.split("/")[0],
-            "rule": rule, "verdict": verdict, "case_id": f"{rule}[v]", "config_id": config, "reason": reason,
-            "observed": {"commands": [["nvcc", "-c", "main.cu"]],
-                         "diagnostics": [{"severity": "error", "message": f"bad {EVIL}"}]}}
+def rec(version, rule, verdict, config="c++17,sm_90", reason="r", compiler="nvcc"):
+    bad = Diagnostic(severity="error", message=f"bad {EVIL}", phase=Phase.CUDAFE)
+    return a_record(config=replace(a_record().config, toolchain=f"{compiler}-{version}", nvcc_version=version),
+                    section=rule.split("/")[0], rule=rule, verdict=Verdict(verdict), case_id=f"{rule}[v]",
+                    config_id=config, reason=reason,
+                    observed=Observed(outcome=Outcome.REJECTED, phase=Phase.CUDAFE, exit_code=2, diagnostics=(bad,),
+                                      commands=(("nvcc", "-c", "main.cu"),)))
 
 
 RECORDS = [
@@ -88,18 +92,16 @@ def test_explain_bisects_each_change_between_two_nvcc_releases_only(tmp_path, mo
         return f"boundary of {pattern} in {low}..{high}"
 
     monkeypatch.setattr(cli, "_bisect", fake_bisect)
-    records = [dict(r, config=dict(r["config"], std="c++17", arch="sm_90")) for r in RECORDS]
-    nvrtc = dict(rec("13.5.37", "demo/b", "FAIL"), config={"toolchain": "nvrtc-13.5.37", "nvcc_version": "13.5.37",
-                                                            "std": "c++17", "arch": "sm_90"})
-    md = cli._explain(build(records + [nvrtc]), tmp_path)
+    nvrtc = rec("13.5.37", "demo/b", "FAIL", compiler="nvrtc")
+    md = cli._explain(build(RECORDS + [nvrtc]), tmp_path)  # every record under c++17, sm_90
     assert calls == [("demo/a", "13.2.51", "13.5.37", "c++17", "sm_90"), ("demo/b", "13.0.88", "13.2.51", "c++17", "sm_90")]
     assert "### `demo/a`: 13.2.51 -> 13.5.37" in md and "boundary of demo/b in 13.0.88..13.2.51" in md
     monkeypatch.setattr(cli, "_bisect", lambda *a: pytest.fail("nothing to bisect"))
-    assert "No change between two nvcc releases." in cli._explain(build(records[:2]), tmp_path)
+    assert "No change between two nvcc releases." in cli._explain(build(RECORDS[:2]), tmp_path)
 
 
 def test_dialect_rows_say_which_std_levels_each_release_honours(tmp_path):
-    records = [dict(r, config=dict(r["config"], nvcc=f"/tc/{r['config']['nvcc_version']}/nvcc", host_compiler="g++"))
+    records = [replace(r, config=replace(r.config, nvcc=f"/tc/{r.config.nvcc_version}/nvcc", host_compiler="g++"))
                for r in RECORDS]
     table = build(records)
     history.dialects(table, records, lambda nvcc: {"c++17": None, "c++23": None if "13.5" in nvcc else "ignored <x>"})
@@ -110,8 +112,8 @@ def test_dialect_rows_say_which_std_levels_each_release_honours(tmp_path):
 
 
 def test_nvrtc_columns_come_last_and_are_compared_with_nvcc_of_their_release():
-    nvrtc = [dict(rec("13.0.88", "demo/a", v, config=c), config={"toolchain": "nvrtc-13.0.88", "nvcc_version": "13.0.88"})
-             for v, c in (("PASS", "c++17,sm_90"), ("FAIL", "c++20,sm_90"))]
+    nvrtc = [rec("13.0.88", "demo/a", v, config=c, compiler="nvrtc") for v, c in (("PASS", "c++17,sm_90"),
+                                                                                  ("FAIL", "c++20,sm_90"))]
     table = build(RECORDS + nvrtc)
     assert table.columns[-1] == ("nvrtc-13.0.88", "13.0.88") and [v for _, v in table.columns[:3]] == [
         "13.0.88", "13.2.51", "13.5.37"]

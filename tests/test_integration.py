@@ -56,27 +56,27 @@ def _one(session, case_id, std="c++17"):
 
 def test_reject_case_fails_for_its_rules_reason(session):
     case, rec = _one(session, f"{SMALL}[neg-automatic-device-global]")
-    assert rec.judgement.verdict is Verdict.PASS, rec.judgement.reason
-    errors = [d for d in rec.result.diagnostics if d.severity == "error"]
+    assert rec.verdict is Verdict.PASS, rec.reason
+    errors = [d for d in rec.observed.diagnostics if d.severity == "error"]
     assert errors[0].line == case.violation_line and "automatic" in errors[0].message
-    assert rec.result.phase.value in ("cudafe++", "cicc")
+    assert rec.observed.phase.value in ("cudafe++", "cicc")
 
 
 def test_accept_case_passes(session):
     _, rec = _one(session, f"{SMALL}[pos-static-managed-device]")
-    assert rec.judgement.verdict is Verdict.PASS and rec.result.outcome.accepted
+    assert rec.verdict is Verdict.PASS and rec.observed.outcome.accepted
 
 
 def test_predicate_cases_follow_the_guides_definition(session):
     _, rec = _one(session, "device-memory-space/empty-ctor-dtor[device-ctor-body]")
-    assert rec.judgement.verdict is Verdict.PASS and rec.judgement.expected.expect.value == "reject"
+    assert rec.verdict is Verdict.PASS and rec.expected.expect.value == "reject"
     _, rec = _one(session, "device-memory-space/empty-ctor-dtor[device-base-empty-ctor]")
-    assert rec.judgement.verdict is Verdict.PASS and rec.judgement.expected.expect.value == "accept"
+    assert rec.verdict is Verdict.PASS and rec.expected.expect.value == "accept"
 
 
 def test_known_deviation_shows_as_xfail_with_evidence(session):
     _, rec = _one(session, "device-memory-space/no-data-member[neg-shared-struct]")
-    assert rec.judgement.verdict is Verdict.XFAIL, rec.judgement.reason
+    assert rec.verdict is Verdict.XFAIL, rec.reason
     data = rec.to_json()
     assert data["observed"]["outcome"] == "accepted-with-warnings"
     assert data["deviation"]["seen"] and "does not apply" in data["deviation"]["diagnostic"]
@@ -220,7 +220,7 @@ def test_diagnose_is_told_apart_from_what_the_valid_dialect_prints():
     s = engine.open_session(RunOptions(rules=("cxx17-features/bool-increment-removed",
                                               "cxx17-features/dynamic-exception-specifications-removed")))
     _, rec = _one(s, "cxx17-features/bool-increment-removed[neg-cxx17]")
-    assert rec.judgement.verdict is Verdict.XFAIL, rec.judgement.reason
-    assert "also given under c++14, where the program is valid" in rec.judgement.reason
+    assert rec.verdict is Verdict.XFAIL, rec.reason
+    assert "also given under c++14, where the program is valid" in rec.reason
     _, rec = _one(s, "cxx17-features/dynamic-exception-specifications-removed[neg-cxx17-throw-type]")
-    assert rec.judgement.verdict is Verdict.PASS and "not given under c++14" in rec.judgement.reason
+    assert rec.verdict is Verdict.PASS and "not given under c++14" in rec.reason

@@ -1,6 +1,7 @@
 """The judge, table-driven: outcome x expectation -> verdict."""
 import pytest
 
+from suitegen import hooks
 from suitegen.judge.verdicts import make_env, prepare, verdict
 from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome, Phase,
                             Rule, Std, Toolchain, Variant, Verdict)
@@ -17,7 +18,7 @@ DIAGNOSE = Expectation(expect=Expect.DIAGNOSE, phase="front-end", diagnostic="C\
 
 
 def case(exp, name="neg", requires=None, predicate=None, params=None, line=2):
-    v = Variant(name=name, params=params or {}, expectation=exp, predicate=predicate,
+    v = Variant(name=name, params=params or {}, expectation=exp, predicate=hooks.resolve("predicate", predicate),
                 requires=conditions.parse(requires) if requires else None)
     rule = Rule(id="demo/r", section="demo", statement="s", templates={"main.cu": "t"}, variants=(v,))
     return Case(rule=rule, variant=v, files={"main.cu": "a\nb\nc\n"}, violation_line=line)
@@ -192,7 +193,6 @@ def test_runtime_deviation():
 
 
 def test_deviation_selector_and_parameter_predicates():
-    from suitegen import hooks
     from suitegen.oracle.definitions import kernel_parameters_fit, kernel_parameters_fit_32764
     assert kernel_parameters_fit({"sizes": [4096]}, None) is Expect.ACCEPT
     assert kernel_parameters_fit({"sizes": [4000, 97]}, None) is Expect.REJECT
@@ -204,7 +204,7 @@ def test_deviation_selector_and_parameter_predicates():
         return 4096 < sum(params.get("sizes", ())) <= 32764
 
     d = Deviation(rule="demo/r", variants=("*",), when=conditions.parse("nvcc==13.0"), observed=Outcome.ACCEPTED,
-                  diagnostic="", seen="2026-11-22", select="demo_within_32764")
+                  diagnostic="", seen="2026-11-22", select=hooks.resolve("selector", "demo_within_32764"))
     inside = case(REJECT, name="drawn.gen-1", params={"sizes": [4097]})
     beyond = case(REJECT, name="drawn.gen-2", params={"sizes": [40000]})
     assert run(inside, result(Outcome.ACCEPTED), [d]).verdict is Verdict.XFAIL

@@ -86,9 +86,9 @@ def test_a_valid_item_is_loaded_and_says_what_the_driver_runs(base, tmp_path):
         rec = run_one(session, _positives(base)[0], _config(base))
     finally:
         session.close()
-    assert rec.judgement.verdict is Verdict.PASS and rec.execution.status is ExecStatus.PASSED
-    assert rec.behaviour["check"] == "load-only" and rec.behaviour["ran"]
-    assert rec.behaviour["loaded"].startswith("PTX compute_80, JIT-compiled"), "sm_80 on a 9.0 GPU"
+    assert rec.verdict is Verdict.PASS and rec.execution.status is ExecStatus.PASSED
+    assert rec.behaviour.check == "load-only" and rec.behaviour.ran
+    assert rec.behaviour.loaded.startswith("PTX compute_80, JIT-compiled"), "sm_80 on a 9.0 GPU"
     assert len(log.read_text().splitlines()) == 1
 
 
@@ -98,8 +98,8 @@ def test_a_module_that_does_not_load_fails_its_item(base, tmp_path):
         rec = run_one(session, _positives(base)[0], _config(base))
     finally:
         session.close()
-    assert rec.judgement.verdict is Verdict.FAIL and "did not load" in rec.judgement.reason
-    assert "NO_BINARY_FOR_GPU" in rec.judgement.reason
+    assert rec.verdict is Verdict.FAIL and "did not load" in rec.reason
+    assert "NO_BINARY_FOR_GPU" in rec.reason
 
 
 def test_a_batch_loads_its_module_once_for_all_members(base, tmp_path):
@@ -110,7 +110,7 @@ def test_a_batch_loads_its_module_once_for_all_members(base, tmp_path):
     finally:
         session.close()
     assert len(cases) >= 3 and all(isinstance(r.batch, Batched) for r in recs)
-    assert all(r.execution.status is ExecStatus.PASSED and r.behaviour["ran"] for r in recs)
+    assert all(r.execution.status is ExecStatus.PASSED and r.behaviour.ran for r in recs)
     assert len(log.read_text().splitlines()) == 1, "one load per batch module"
     assert json.loads(json.dumps(recs[0].to_json()))["behaviour"]["check"] == "load-only"
 
@@ -155,6 +155,6 @@ def test_a_module_the_gpu_cannot_run_is_not_run_and_says_why(base, tmp_path):
     finally:
         session.close()
     assert rec.execution.status is ExecStatus.NOT_RUN and not log.exists(), "nothing sent to the GPU"
-    assert rec.judgement.verdict is Verdict.PASS and "holds sm_80, nothing GPU 0" in rec.judgement.reason
-    assert rec.behaviour["ran"] is False and "sm_80" in rec.behaviour["not_run"]
-    assert tally([rec.to_json()])["load-only not run"] == 1
+    assert rec.verdict is Verdict.PASS and "holds sm_80, nothing GPU 0" in rec.reason
+    assert rec.behaviour.ran is False and "sm_80" in rec.behaviour.not_run
+    assert tally([rec])["load-only not run"] == 1

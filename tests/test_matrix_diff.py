@@ -102,12 +102,14 @@ def test_toolchains_file(tmp_path):
 
 
 def rec(case, verdict, std="c++17", outcome="rejected", phase="cicc", number=None, msg="m", run=None):
-    return {"case_id": case, "rule": case.split("[")[0], "verdict": verdict,
-            "config": {"std": std, "arch": "sm_90", "flags": [], "toolchain": "t", "fingerprint": "f",
-                       "nvcc_version": "13.0.88"},
-            "observed": {"outcome": outcome, "phase": phase,
-                         "diagnostics": [{"severity": "error", "number": number, "message": msg}]},
-            "execution": {"status": run} if run else None}
+    """A baseline entry (what a diff compares of a result), normalised as a record's would be."""
+    return diff.Entry.from_json(
+        {"case_id": case, "rule": case.split("[")[0], "verdict": verdict,
+         "config": {"std": std, "arch": "sm_90", "flags": [], "toolchain": "t", "fingerprint": "f",
+                    "nvcc_version": "13.0.88"},
+         "observed": {"outcome": outcome, "phase": phase,
+                      "diagnostics": [{"severity": "error", "number": number, "message": msg}]},
+         "execution": {"status": run} if run else None})
 
 
 BEFORE = [rec("a/r[x]", "PASS"), rec("a/r[y]", "FAIL"), rec("a/r[z]", "PASS", number="20091"),
@@ -148,9 +150,16 @@ def test_diff_formats():
     assert "REGRESSION" in diff.as_table(d, "A", "B")
 
 
-def test_baseline_round_trip():
-    base = diff.baseline_records(BEFORE)
-    assert not diff.compare(base, BEFORE).changes, "a baseline compares equal to the run it came from"
+def test_baseline_round_trip(tmp_path, run_folder):
+    from suitegen.report.run_folder import read_records
+    records = list(read_records(run_folder / "results.jsonl"))
+    saved = tmp_path / "base.json"
+    saved.write_text(json.dumps({"results": diff.baseline_records(records)}))
+    base = diff.read_baseline(saved)
+    assert len(base) == len(records) and {e.section for e in base} == {"demo"}
+    assert any(e.message and e.number is None for e in base), "the fake nvcc's errors are kept"
+    assert not diff.compare(base, records).changes, "a baseline compares equal to the run it came from"
+    assert diff.read_baseline(saved) == [diff.Entry.from_json(e.to_json()) for e in base]
 
 
 def test_temporary_file_names_are_not_a_change():

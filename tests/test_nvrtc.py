@@ -79,26 +79,27 @@ def test_the_probe_names_the_release_and_kind(session, nvrtc_lib):
 def test_device_side_cases_are_judged_by_nvrtc(session):
     cfg = _config(session)
     valid = run_one(session, _case(session, "long-double/not-in-device-code", "pos-host-local"), cfg)
-    assert valid.judgement.verdict is Verdict.UNSUPPORTED and "host code" in valid.judgement.reason, \
+    assert valid.verdict is Verdict.UNSUPPORTED and "host code" in valid.reason, \
         "a case with a host function is out of NVRTC's scope, and NVRTC says so"
     rejected = next(r for r in (run_one(session, c, cfg) for c in session.cases
                                 if c.rule.id == "execution-space-specifiers/device-callable-from-device-only"
                                 and c.variant.expectation.expect.value == "reject")
-                    if r.result is not None and r.result.outcome is Outcome.REJECTED)
-    assert rejected.result.phase is Phase.NVRTC and rejected.result.commands[0][1:3] == ("-m", "suitegen.compilers.nvrtc")
+                    if r.observed is not None and r.observed.outcome is Outcome.REJECTED)
+    assert rejected.observed.phase is Phase.NVRTC
+    assert rejected.observed.commands[0][1:3] == ("-m", "suitegen.compilers.nvrtc")
     accepted = [run_one(session, c, cfg) for c in session.cases if c.rule.id.startswith("device-memory-space/")
                 and c.variant.expectation.expect.value == "accept"][:6]
-    assert any(r.judgement.verdict is Verdict.PASS and r.result.outcome.accepted for r in accepted)
+    assert any(r.verdict is Verdict.PASS and r.observed.outcome.accepted for r in accepted)
 
 
 def test_host_side_cases_are_unsupported_with_a_reason(session):
     cfg = _config(session)
     linked = next(c for c in session.cases if c.variant.mode is not Mode.COMPILE and c.variant.mode is not Mode.FATBIN)
     rec = run_one(session, linked, cfg)
-    assert rec.judgement.verdict is Verdict.UNSUPPORTED and rec.result is None
-    assert "NVRTC compiles device code only" in rec.judgement.reason
+    assert rec.verdict is Verdict.UNSUPPORTED and rec.observed is None
+    assert "NVRTC compiles device code only" in rec.reason
     multi = run_one(session, session.cases[0], _config(session, "sm_80+sm_90"))
-    assert multi.judgement.verdict is Verdict.UNSUPPORTED and "one target" in multi.judgement.reason
+    assert multi.verdict is Verdict.UNSUPPORTED and "one target" in multi.reason
 
 
 def test_nvrtc_writes_a_cubin_or_ptx_module_for_its_target(nvrtc_lib, tmp_path):
@@ -189,13 +190,13 @@ def test_nvrtc_modules_run_their_value_checks_on_the_gpu(nvrtc_lib, planted):
     finally:
         gpu_session.close()
     ran = [r for r in recs if r.execution is not None]
-    assert ran, [r.judgement.reason for r in recs]
-    assert all(r.behaviour["loaded"] == "SASS sm_90" for r in ran)
+    assert ran, [r.reason for r in recs]
+    assert all(r.behaviour.loaded == "SASS sm_90" for r in ran)
     if planted:
-        assert any(r.judgement.verdict is Verdict.FAIL and "expected" in r.judgement.reason for r in ran)
+        assert any(r.verdict is Verdict.FAIL and "expected" in r.reason for r in ran)
     else:
-        assert all(r.judgement.verdict is Verdict.PASS and r.behaviour["ran"] for r in ran), \
-            [r.judgement.reason for r in ran if r.judgement.verdict is not Verdict.PASS]
+        assert all(r.verdict is Verdict.PASS and r.behaviour.ran for r in ran), \
+            [r.reason for r in ran if r.verdict is not Verdict.PASS]
 
 
 def test_nvrtc_lists_the_targets_it_compiles_for(session):

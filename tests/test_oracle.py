@@ -98,6 +98,43 @@ def test_deviation_must_name_known_rule(mini_oracle):
         oracle.load(mini_oracle[0])
 
 
+@pytest.mark.parametrize("old, new, field, kind, name, close", [
+    ('expect = "reject"', 'predicate = "kernel_parameters_fitt"', "predicate", "predicate", "kernel_parameters_fitt",
+     "kernel_parameters_fit"),
+    ('expect = "accept"', 'expect = "accept"\n  strategies = { type = "memory_space" }', "strategies", "strategy",
+     "memory_space", "memory_spaces"),
+    ('expect = "accept"', 'expect = "accept"\n  mode = "fatbin"\n  check = "expresion_values"', "check", "check",
+     "expresion_values", "expression_values"),
+])
+def test_an_unknown_hook_is_refused_at_load(mini_oracle, old, new, field, kind, name, close):
+    path = _break(mini_oracle, old, new)
+    with pytest.raises(oracle.OracleError) as err:
+        oracle.load(mini_oracle[0])
+    msg = str(err.value)
+    assert msg.startswith(f"{path}: rule 'demo/no-long-double': field {field!r}: ")
+    assert f"unknown {kind} {name!r} (did you mean {close!r}" in msg
+
+
+def test_an_unknown_selector_is_refused_at_load(mini_oracle):
+    path = mini_oracle[0] / "deviations" / "x.toml"
+    path.write_text('when = "nvcc==13.0"\n[[deviation]]\nrule = "demo/no-long-double"\nobserved = "accepted"\n'
+                    'diagnostic = ""\nseen = "2026-11-21"\nselect = "plain_class"\n')
+    with pytest.raises(oracle.OracleError) as err:
+        oracle.load(mini_oracle[0])
+    msg = str(err.value)
+    assert f"{path}: rule 'demo/no-long-double': field 'select': unknown selector 'plain_class'" in msg
+    assert "plain_class_with_member_initializer" in msg
+
+
+def test_hooks_are_held_resolved(mini_oracle):
+    # what the model holds is the function itself, under its name: nothing looks the name up later
+    from suitegen.oracle import definitions
+    _break(mini_oracle, 'expect = "reject"', 'predicate = "kernel_parameters_fit"')
+    neg = oracle.load(mini_oracle[0]).rules[0].variants[1]
+    assert neg.predicate.name == "kernel_parameters_fit" and neg.predicate.fn is definitions.kernel_parameters_fit
+    assert neg.predicate({"sizes": [4097]}, None) is Expect.REJECT
+
+
 def test_deviation_needs_a_toolchain_range(mini_oracle):
     (mini_oracle[0] / "deviations" / "x.toml").write_text('[[deviation]]\nrule = "demo/no-long-double"\n')
     with pytest.raises(oracle.OracleError, match="field 'when'"):

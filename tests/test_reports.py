@@ -4,6 +4,7 @@ import re
 from collections import Counter
 import shutil
 import subprocess
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import pytest
@@ -133,8 +134,8 @@ def test_a_nightly_sized_page_stays_small_fast_and_narrow(run_folder, tmp_path):
     for k in range(6300 // len(base) * 6):
         std, arch = ("c++11", "c++14", "c++17", "c++20")[k % 4], ("sm_80", "sm_90", "compute_90", "sm_80+sm_90")[k // 4 % 4]
         flags = ((), ("--extended-lambda",), ("-rdc=true",), ("--expt-relaxed-constexpr",))[k // 16 % 4]
-        records += [dict(r, config=dict(r["config"], std=std, arch=arch, flags=list(flags)),
-                         config_key=f"{r['config_key']}-{k}", case_id=f"{r['case_id']}-{k // 64}") for r in base]
+        records += [replace(r, config=replace(r.config, std=std, arch=arch, flags=flags),
+                            config_key=f"{r.config_key}-{k}", case_id=f"{r.case_id}-{k // 64}") for r in base]
     html = page.render(records, summarize(records), read_cases(run_folder), loader.load().sections)
     assert len(records) >= 37_000 and len(html) < 5e6
     f = tmp_path / "index.html"

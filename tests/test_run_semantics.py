@@ -45,7 +45,7 @@ def test_an_ignored_std_is_unresolved_never_pass(accepting, tmp_path):
         r = recs[(variant, "c++23")]
         assert r["verdict"] == "UNRESOLVED" and r["observed"] is None, "nothing is built for an unhonoured config"
         assert "asked -std=c++23" in r["reason"] and "Flag will be ignored" in r["reason"]
-        assert r["observed_config"]["host_cplusplus"] == 201703 and r["schema"] == 2
+        assert r["observed_config"]["host_cplusplus"] == 201703 and r["schema"] == 3
 
 
 def test_xpass_fails_the_run_unless_allowed(fake_nvcc, mini_oracle, tmp_path):

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from suitegen.engine import record
+from suitegen.model import Diagnostic, ExecResult, ExecStatus, Observed, Outcome, Phase, Record, Verdict
 from suitegen.oracle import loader
 from suitegen.report import diff
 
-from conftest import REPO, needs_nvcc
+from conftest import REPO, a_record, needs_nvcc
 
 RULES = ("--rules", "device-memory-space/no-automatic-in-device-function", "--rules", "host-device-agreement",
          "--rules", "rtti/typeid-host-only")
@@ -52,13 +53,12 @@ def test_a_store_replays_every_build_without_the_compiler(tmp_path):
     assert done.returncode != 0
 
 
-def _record(rule: str, variant: str, outcome: str, verdict: str, message: str | None) -> dict:
-    diags = [{"severity": "error", "phase": "clang", "message": message, "file": "main.cu", "line": 3,
-              "number": None}] if message else []
-    return {"rule": rule, "variant": variant, "section": rule.split("/")[0], "verdict": verdict,
-            "case_id": f"{rule}[{variant}]", "reason": "expected acceptance, rejected",
-            "config": {"std": "c++17", "arch": "sm_90", "flags": []}, "execution": None,
-            "expected": {"expect": "accept"}, "observed": {"outcome": outcome, "diagnostics": diags}}
+def _record(rule: str, variant: str, outcome: str, verdict: str, message: str | None, **fields) -> Record:
+    said = Diagnostic(severity="error", phase=Phase.CLANG, message=message or "", file="main.cu", line=3)
+    diags = (said,) if message else ()
+    return a_record(rule=rule, variant=variant, section=rule.split("/")[0], verdict=Verdict(verdict),
+                    case_id=f"{rule}[{variant}]", reason="expected acceptance, rejected",
+                    observed=Observed(outcome=Outcome(outcome), phase=None, exit_code=0, diagnostics=diags), **fields)
 
 
 def test_recorded_deviations_load_and_name_their_compiler(tmp_path):
@@ -72,8 +72,9 @@ def test_recorded_deviations_load_and_name_their_compiler(tmp_path):
     (dev,) = loader.load_deviations(path, {rule: "x"})
     assert dev.compiler.value == "clang" and dev.variants == (variant,)
     assert dev.match == r"reference\ to\ __host__\ variable.*in\ __global__\ function"
-    ran = dict(_record(rule, "fine", "accepted", "FAIL", None), expected={"expect": "runtime"},
-               execution={"status": "failed", "detail": "1 check(s) failed"})
+    failed = ExecResult(status=ExecStatus.FAILED, exit_code=1, detail="1 check(s) failed", output="", duration=0.1,
+                        gpu="g", command=())
+    ran = _record(rule, "fine", "accepted", "FAIL", None, execution=failed)
     record.write([*recs, ran], tmp_path, "clang", "clang>=22", "a GPU run")  # a later run adds what is new
     first, second = loader.load_deviations(path, {rule: "x"})
     assert (first.variants, first.match) == (dev.variants, dev.match) and (second.variants, second.run) == (("fine",), "failed")
@@ -83,8 +84,7 @@ def test_recorded_deviations_load_and_name_their_compiler(tmp_path):
 
 def test_diff_says_per_section_which_run_follows_the_guide():
     def rec(case, verdict):
-        return {"case_id": case, "rule": case.split("[")[0], "section": case.split("/")[0], "verdict": verdict,
-                "config": {"std": "c++17", "arch": "sm_90", "flags": []}, "observed": None}
+        return a_record(case_id=case, rule=case.split("[")[0], section=case.split("/")[0], verdict=Verdict(verdict))
     a = [rec("s/r[a]", "PASS"), rec("s/r[b]", "PASS"), rec("s/r[c]", "XFAIL"), rec("t/r[a]", "UNSUPPORTED")]
     b = [rec("s/r[a]", "PASS"), rec("s/r[b]", "FAIL"), rec("s/r[c]", "PASS"), rec("t/r[a]", "PASS")]
     d = diff.compare(a, b)

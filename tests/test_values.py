@@ -105,11 +105,12 @@ def test_host_values_run_on_the_host_alone_and_batched(tmp_path):
         batched = batch_of(session, session.cases, cfg)
     finally:
         session.close()
+    cases = {c.key: c for c in session.cases}
     for rec in [alone, *batched]:
-        assert rec.judgement.verdict is Verdict.PASS, rec.judgement.reason
+        assert rec.verdict is Verdict.PASS, rec.reason
         assert rec.execution.status is ExecStatus.PASSED
-        assert rec.execution.detail == f"out[0] == {rec.case.variant.value}", "each member its own value"
-        assert rec.behaviour["check"] == "semantic" and rec.behaviour["ran"]
+        assert rec.execution.detail == f"out[0] == {cases[rec.case_key].variant.value}", "each member its own value"
+        assert rec.behaviour.check == "semantic" and rec.behaviour.ran
     assert all(isinstance(r.batch, Batched) for r in batched)
 
 
@@ -123,10 +124,11 @@ def test_a_planted_arithmetic_fault_fails_the_host_value_check(tmp_path):
     finally:
         session.close()
     assert len(recs) == 3
+    cases = {c.key: c for c in session.cases}
     for rec in recs:
-        assert rec.judgement.verdict is Verdict.FAIL, rec.judgement.reason
-        n = rec.case.variant.params["n"]
-        assert f"expected {42 + n}, the host stored {13 + n}" in rec.judgement.reason  # 6 + 7 + n
+        assert rec.verdict is Verdict.FAIL, rec.reason
+        n = cases[rec.case_key].variant.params["n"]
+        assert f"expected {42 + n}, the host stored {13 + n}" in rec.reason  # 6 + 7 + n
         assert isinstance(rec.batch, Alone), "a FAIL's evidence is its single build"
 
 
@@ -141,8 +143,8 @@ def test_device_values_launch_the_members_value_kernel(tmp_path, answer, verdict
         recs = batch_of(session, session.cases, cfg)
     finally:
         session.close()
-    assert all(r.judgement.verdict is verdict and says in r.judgement.reason for r in recs), \
-        [r.judgement.reason for r in recs]
+    assert all(r.verdict is verdict and says in r.reason for r in recs), \
+        [r.reason for r in recs]
     kernels = [json.loads(line)["kernels"][0] for line in log.read_text().splitlines()]
     members = {"_ZN5sg_b09sg_kernelEPi", "_ZN5sg_b19sg_kernelEPi", "_ZN5sg_b29sg_kernelEPi"}
     assert {k for k in kernels if "sg_b" in k} == members, "each member's own kernel"
@@ -166,8 +168,8 @@ def test_an_accepted_build_without_a_loadable_module_fails_its_check(tmp_path):
         rec = run_one(session, session.cases[0], cfg)
     finally:
         session.close()
-    assert rec.judgement.verdict is Verdict.FAIL and "no loadable device module" in rec.judgement.reason
-    assert "missing" in rec.judgement.reason, "nvcc -dlink's own words"
+    assert rec.verdict is Verdict.FAIL and "no loadable device module" in rec.reason
+    assert "missing" in rec.reason, "nvcc -dlink's own words"
     assert not log.exists(), "nothing was launched"
 
 
@@ -193,7 +195,7 @@ def test_relocatable_device_code_gets_its_module_from_a_device_link(tmp_path):
         recs = batch_of(session, session.cases, cfg)
     finally:
         session.close()
-    assert all(r.judgement.verdict is Verdict.PASS and r.behaviour["ran"] for r in recs), \
-        [r.judgement.reason for r in recs]
-    assert "nvcc -dlink" in recs[0].behaviour["what"]
+    assert all(r.verdict is Verdict.PASS and r.behaviour.ran for r in recs), \
+        [r.reason for r in recs]
+    assert "nvcc -dlink" in recs[0].behaviour.what
     assert len(log.read_text().splitlines()) == 3

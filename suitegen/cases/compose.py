@@ -7,7 +7,6 @@ in one translation unit, plus at most one violation so a rejection stays attribu
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Sequence
 
@@ -16,7 +15,7 @@ from hypothesis import seed as hyp_seed
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from suitegen import hooks
+from suitegen.cases.fragment import parse
 from suitegen.cases.render import CHECK_MARK, Renderer
 from suitegen.model import Case, Expect, Expectation, Mode, Rule, UsageError, Variant, digest
 
@@ -24,9 +23,6 @@ DEFAULT_SEED = 20261121
 COMPOSITION = Rule(id="composition/valid", section="composition",
                    statement="A translation unit that combines the valid programs of several rules still compiles.",
                    templates={}, variants=())
-# Fragments that cannot sit inside a namespace or next to each other.
-NOT_COMPOSABLE = re.compile(r"\bmain\s*\(|namespace\s+std\b|^\s*::|(?<![\w:])::\s*\w|extern\s+\"C|#\s*pragma|"
-                            r"#\s*define|__CUDA_ARCH__|inline\s+namespace", re.M)
 
 
 def generative(rules: Sequence[Rule]) -> list[tuple[Rule, Variant]]:
@@ -42,23 +38,26 @@ def composable(case: Case) -> bool:
               and len(case.files) == 1)
     if v.expectation.expect is Expect.REJECT and (not v.expectation.check_line or case.violation_line is None):
         return False
-    return fixed and simple and not NOT_COMPOSABLE.search(case.files[case.main_file])
+    return fixed and simple and _fits(case.files[case.main_file])
+
+
+def _fits(text: str) -> bool:
+    """Whether a file can be a fragment of a composition: it fits a namespace as a batch member does (see
+    ``cases.fragment``), names no ``main`` (a composition is one compile-only unit), and has none of what
+    compositions have always left out: macros, tests of ``__CUDA_ARCH__``, inline namespaces."""
+    f = parse(text)
+    return f.fits_namespace and not (f.mains or f.defines or f.arch_dependent or f.inline_namespace)
 
 
 def compose(fragments: Sequence[Case], violation: Case | None = None) -> Case:
     """Return one translation unit holding each fragment in its own namespace, plus the violation's."""
-    includes: list[str] = []
-    bodies: list[str] = []
-    parts = [(f, False) for f in fragments] + ([(violation, True)] if violation else [])
-    for i, (frag, keep_mark) in enumerate(parts):
-        lines = []
-        for line in frag.files[frag.main_file].splitlines():
-            if line.lstrip().startswith("#include"):
-                if line.strip() not in includes:
-                    includes.append(line.strip())
-                continue
-            lines.append(line if keep_mark else line.replace(CHECK_MARK, ""))
-        bodies.append(f"namespace sg_fragment_{i} {{  // {frag.id}\n" + "\n".join(lines) + f"\n}}  // sg_fragment_{i}")
+    parts = [(parse(c.files[c.main_file]), c, False) for c in fragments]
+    parts += [(parse(violation.files[violation.main_file]), violation, True)] if violation else []
+    includes = list(dict.fromkeys(line for frag, _, _ in parts for line in frag.includes))
+    bodies = []
+    for i, (frag, case, keep_mark) in enumerate(parts):
+        lines = frag.enclose(f"sg_fragment_{i}", note=case.id)
+        bodies += lines if keep_mark else [line.replace(CHECK_MARK, "") for line in lines]
     text = "\n".join(includes + [""] + bodies) + "\n"
     name = "composed-" + digest([f.key for f in fragments], violation.key if violation else None, length=10)
     if violation is None:
@@ -91,7 +90,7 @@ def case_strategy(renderer: Renderer, rules: Sequence[Rule], systematic: Sequenc
         @st.composite
         def from_generative(draw):
             rule, variant = draw(st.sampled_from(gen))
-            params = {k: draw(hooks.get("strategy", name)()) for k, name in sorted(variant.strategies.items())}
+            params = {k: draw(strategy()) for k, strategy in sorted(variant.strategies.items())}
             return renderer.render(rule, drawn_variant(rule, variant, params))
         options.append(from_generative())
     if len(pos) >= 2:

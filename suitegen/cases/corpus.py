@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Callable, Sequence
 
+from suitegen import hooks
 from suitegen.model import Case, Config, Expect, Expectation, FlagSet, Mode, Profile, Rule, UsageError, Variant, safe_file_name
 from suitegen.oracle import conditions
 
@@ -32,11 +33,11 @@ def manifest_entry(case: Case, folder: str, configs: Sequence[Config],
     return {
         "id": case.id, "key": case.key, "dir": folder, "files": list(case.files),
         "rule": case.rule.id, "section": case.rule.section, "statement": case.rule.statement,
-        "variant": v.name, "params": v.params, "predicate": v.predicate,
+        "variant": v.name, "params": v.params, "predicate": v.predicate.name if v.predicate else None,
         "expectation": _expectation_json(v.expectation),
         "violation_line": case.violation_line,
         "requires": [c.text for c in (case.rule.requires, v.requires) if c is not None],
-        "flags": list(v.flags), "mode": v.mode.value, "check": v.check, "value": v.value,
+        "flags": list(v.flags), "mode": v.mode.value, "check": v.check.name if v.check else None, "value": v.value,
         "configs": [{"std": c.std.value, "arch": c.arch, "flags": list(c.flags),
                      **({"command": _plain(command_for(case, c))} if command_for else {})} for c in configs],
     }
@@ -92,13 +93,17 @@ def read_corpus(manifest_path: Path | str) -> list[Case]:
             raise UsageError(f"{path}: case {e.get('id')!r}: {bad[0]!r} is not a plain file name")
         exp = e["expectation"]
         requires = " && ".join(f"({t})" for t in e["requires"]) or None
+        try:
+            predicate, check = hooks.resolve("predicate", e["predicate"]), hooks.resolve("check", e.get("check"))
+        except hooks.UnknownHook as exc:
+            raise UsageError(f"{path}: case {e.get('id')!r}: {exc}") from None
         variant = Variant(
-            name=e["variant"], params=e["params"], predicate=e["predicate"],
+            name=e["variant"], params=e["params"], predicate=predicate,
             expectation=Expectation(expect=Expect(exp["expect"]), phase=exp["phase"],
                                     diagnostic=exp["diagnostic"], check_line=exp["check_line"],
                                     observe=exp["observe"]),
             requires=conditions.parse(requires) if requires else None,
-            flags=tuple(e["flags"]), mode=Mode(e["mode"]), check=e.get("check"), value=e.get("value"))
+            flags=tuple(e["flags"]), mode=Mode(e["mode"]), check=check, value=e.get("value"))
         rule = Rule(id=e["rule"], section=e["section"], statement=e["statement"],
                     templates={n: "" for n in e["files"]}, variants=(variant,), source_file=str(path))
         files = {n: (path.parent / e["dir"] / n).read_text() for n in e["files"]}

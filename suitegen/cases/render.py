@@ -1,10 +1,13 @@
-"""The only jinja2 environment: renders rule variants into cases.
+"""The only jinja2 environment: renders rule variants into cases, and the driver programs.
 
 Templates mark the line under test with ``{{ CHECK }}``; a reject or warn diagnostic must
 point at that line, so a rejection is attributed to the rule and not to a stray error.
+Driver programs (a batch's dispatcher, the host value checks' ``main``) are the packaged
+``templates/drivers/``, whatever ``--templates`` names.
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Iterable
 
@@ -15,6 +18,7 @@ from suitegen.cases import cxx, expressions
 from suitegen.model import Case, Expect, Rule, UsageError, Variant
 
 CHECK_MARK = "/* @check */"
+DRIVERS = "drivers"  # the folder of driver programs under the packaged templates
 
 
 class RenderError(UsageError):
@@ -73,6 +77,16 @@ class Renderer:
     def render_all(self, rules: Iterable[Rule]) -> list[Case]:
         """Render every variant of every rule, in oracle order."""
         return [self.render(rule, v) for rule in rules for v in rule.variants]
+
+
+def driver(name: str, **context) -> str:
+    """Render driver program ``name`` (under ``templates/drivers/``) with ``context``."""
+    return _packaged().env.get_template(f"{DRIVERS}/{name}").render(**context)
+
+
+@functools.cache
+def _packaged() -> Renderer:
+    return Renderer()
 
 
 def _check_line(files: dict[str, str], rule: Rule, variant: Variant) -> int | None:

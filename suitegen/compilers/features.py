@@ -76,8 +76,8 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
         return cached
     with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
 
-        def present(name: str) -> bool:
-            source = hooks.get("feature", name)()
+        def present(probe: hooks.HookRef) -> bool:
+            name, source = probe.name, probe()
             (Path(tmp) / f"{name}.cu").write_text(source)
             argv = backends.of(toolchain.kind).probe_command(toolchain, f"{name}.cu", f"{name}.o")
             try:
@@ -87,10 +87,10 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
             return (not done.timed_out and done.returncode == 0
                     and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source},
                                           backends.of(toolchain.kind).module_sections) is None)
-        names = hooks.names("feature")
-        with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1))) as pool:  # side by side
-            found = {name for name, yes in zip(names, pool.map(present, names)) if yes}
-    entry = {"fingerprint": toolchain.fingerprint, "probes": sorted(names),
+        probes = hooks.refs("feature")
+        with ThreadPoolExecutor(max_workers=max(1, min(len(probes), os.cpu_count() or 1))) as pool:  # side by side
+            found = {p.name for p, yes in zip(probes, pool.map(present, probes)) if yes}
+    entry = {"fingerprint": toolchain.fingerprint, "probes": [p.name for p in probes],
              "features": sorted(found)}
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Unsatisfiable
 
-from suitegen import hooks, resources
+from suitegen import resources
 from suitegen.cases.compose import drawn_variant, generative
 from suitegen.engine import options
 from suitegen.engine.item import run_one
 from suitegen.engine.session import configs_for, load_rules, open_session
-from suitegen.model import Verdict
+from suitegen.model import Record, Verdict
 from suitegen.report.repro import write_repro
 from suitegen.report.run_folder import case_entry, new_run_id
 
@@ -35,7 +35,7 @@ class Finding:
 
     rule: str
     variant: str
-    record: dict
+    record: Record
     case: dict
     folder: Path
 
@@ -61,7 +61,7 @@ def explore_command(args) -> int:
                    include_known=args.include_known)
         if f:
             findings.append(f)
-            print(f"  disagreement: {f.record['reason']}\n  minimal program: {f.folder / 'main.cu'}\n"
+            print(f"  disagreement: {f.record.reason}\n  minimal program: {f.folder / 'main.cu'}\n"
                   + "\n".join("    " + line for line in f.case["files"]["main.cu"].splitlines()))
         else:
             print("  no disagreement found")
@@ -77,16 +77,16 @@ def search(session, renderer, rule, variant, configs, stop: float, examples: int
     """
     last: dict = {}
     wanted = {Verdict.FAIL, Verdict.XFAIL} if include_known else {Verdict.FAIL}
-    holes = {k: hooks.get("strategy", name)() for k, name in sorted(variant.strategies.items())}
+    holes = {k: strategy() for k, strategy in sorted(variant.strategies.items())}
 
     def probe(params, config):
         # Past the budget, stop generating; a failure already found still shrinks.
         assume(time.monotonic() < stop or bool(last))
         case = renderer.render(rule, drawn_variant(rule, variant, params))
         record = run_one(session, case, config)
-        if record.judgement.verdict in wanted:
-            last.update(record=record.to_json(), case=case_entry(case))
-            raise Disagreement(record.judgement.reason)
+        if record.verdict in wanted:
+            last.update(record=record, case=case_entry(case))
+            raise Disagreement(record.reason)
 
     # One database entry per target: without this every target would share the nested function's key.
     probe._hypothesis_internal_add_digest = f"{rule.id}[{variant.name}]{include_known}".encode()

@@ -24,6 +24,7 @@ from typing import Callable
 from suitegen.compilers import modules
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.engine import triage
+from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
 from suitegen.model import FROZEN, Toolchain, UsageError
 from suitegen.synth import emit, ir, populate, reduce
@@ -81,6 +82,18 @@ def generate_file(seed: str, start: int, count: int, policy: str | None) -> tupl
         progs.append(p)
         exp.append(reduce.expected(p))
     return progs, exp
+
+
+@dataclass(**FROZEN)
+class ProgramFile:
+    """One source file of a campaign's programs and their expected buffers: what a check builds and runs."""
+
+    index: int
+    programs: list
+    expected: list
+
+    def __str__(self) -> str:
+        return f"file {self.index} ({len(self.programs)} programs from {self.programs[0].name})"
 
 
 def launches(programs) -> list[tuple[str, int, int, int]]:
@@ -202,10 +215,10 @@ class Campaign:
         start = time.monotonic()
         base_seconds = self.tally.seconds
         deadline = start + o.budget
-        in_flight: dict[cf.Future, int] = {}
         done_files: dict[int, list] = {}
-        gen_pool = cf.ProcessPoolExecutor(max_workers=max(1, o.jobs // 2))
-        work = cf.ThreadPoolExecutor(max_workers=o.jobs)
+        gen_pool = cf.ProcessPoolExecutor(max_workers=max(1, o.jobs // 2))  # the producer of files to check
+        checks = Scheduler(lambda f: self.check_file(f.index, f.programs, f.expected), jobs=o.jobs,
+                           key=lambda f: f.index)
         gens: dict[int, cf.Future] = {}
         last = 0.0
         try:
@@ -220,18 +233,19 @@ class Campaign:
                     gens[nxt] = gen_pool.submit(generate_file, o.seed, nxt * o.per_file, count, o.policy)
                     nxt += 1
                 for i in sorted(gens):
-                    if gens[i].done() and len(in_flight) < o.jobs:
+                    if gens[i].done() and len(checks) < o.jobs:
                         progs, exp = gens.pop(i).result()
                         with self.lock:
                             self.tally.generated += len(progs)
-                        in_flight[work.submit(self.check_file, i, progs, exp)] = i
-                if not in_flight and not gens:
+                        checks.add(ProgramFile(index=i, programs=progs, expected=exp))
+                if not checks and not gens:
                     break
-                finished, _ = cf.wait(list(in_flight) or [f for f in gens.values()], timeout=1.0,
-                                      return_when=cf.FIRST_COMPLETED)
-                for fut in finished:
-                    if fut in in_flight:
-                        done_files[in_flight.pop(fut)] = fut.result()
+                if checks:
+                    checked = checks.poll(timeout=1.0)
+                    if checked is not None:
+                        done_files[checked.unit.index] = checked.result
+                else:
+                    cf.wait(list(gens.values()), timeout=1.0, return_when=cf.FIRST_COMPLETED)
                 while self.next_file in done_files:  # records and state advance in file order
                     self._record(done_files.pop(self.next_file))
                     self.next_file += 1
@@ -246,7 +260,7 @@ class Campaign:
                     gens = {i: f for i, f in gens.items() if not f.cancelled()}
         finally:
             gen_pool.shutdown(cancel_futures=True)
-            work.shutdown(wait=True, cancel_futures=True)
+            checks.stop()
         self.tally.seconds = base_seconds + time.monotonic() - start
         self.save_state()
         self.say(self.progress(time.monotonic() - start))
@@ -284,9 +298,9 @@ class Campaign:
                 findings.append(s)  # a valid program nvcc refused: a finding as it stands (its log says why)
             elif seen[sig] <= (per_signature if s["kind"] == "wrong" else 1):
                 chosen.append(s)
-        with cf.ThreadPoolExecutor(max_workers=max(1, min(4, len(chosen)))) as pool:
-            futures = [pool.submit(self._investigate_one, s, deadline) for s in chosen]
-            findings += [f.result() for f in futures if f.result() is not None]
+        with Scheduler(lambda s: self._investigate_one(s[1], deadline), jobs=min(4, len(chosen))) as pool:
+            pool.add(*enumerate(chosen))  # numbered, so findings keep the suspects' order
+            findings += [f.result for f in sorted(pool, key=lambda f: f.unit[0]) if f.result is not None]
         for (kind, sig), n in seen.items():
             limit = per_signature if kind == "wrong" else 1
             if kind != "build" and n > limit:
@@ -462,7 +476,7 @@ def releases_command(args) -> int:
     tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
     campaign = Campaign(tc, Options(seed=args.seed, budget=0, out=out, arch=args.arch), runner)
 
-    def run(name: str, folder: Path) -> list[dict]:
+    def run(name: str, folder: Path) -> list:
         folder.mkdir(parents=True, exist_ok=True)
         return triage.release_records(campaign, toolchain.probe(registry.resolve(name)), findings, folder)
     try:

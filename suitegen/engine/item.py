@@ -8,10 +8,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from suitegen import hooks, procs
+from suitegen import procs
 from suitegen.compilers import backends, batch
 from suitegen.compilers.compile import DLINK_LOG, MODULE, compile_case
-from suitegen.engine.session import Session, now
+from suitegen.engine.scheduler import Scheduler
+from suitegen.engine.session import Session, item_name, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
@@ -37,6 +38,11 @@ class Unit:
     cases: tuple[Case, ...]
     why: str = ""
     tried: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        """The unit as an error names it: its first items, and how many more it holds."""
+        names = ", ".join(item_name(c, self.config, True) for c in self.cases[:2])
+        return names + (f" and {len(self.cases) - 2} more" if len(self.cases) > 2 else "")
 
 
 # Phases whose rejections batch: cudafe++ and cicc report every member's errors; nvlink and ptxas name
@@ -96,7 +102,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Done:
     """What running a unit gave: the records it judged, and the items it leaves to be built alone (as units of
-    their own, for the caller to schedule: the run's thread pool, or one after another)."""
+    their own, which ``scheduler.Scheduler`` queues)."""
 
     records: list[Record]
     leftovers: tuple[Unit, ...] = ()
@@ -113,8 +119,9 @@ def run_unit(session: Session, unit: Unit) -> Done:
 
 def run_all(session: Session, unit: Unit) -> list[Record]:
     """Judge every item of a unit here: its leftovers one after another (the pytest plugin's way)."""
-    done = run_unit(session, unit)
-    return [*done.records, *(r for left in done.leftovers for r in run_unit(session, left).records)]
+    inline = Scheduler(lambda u: run_unit(session, u))
+    inline.add(unit)
+    return [r for done in inline for r in done.result.records]
 
 
 def _prepare(session: Session, case: Case, config: Config) -> Preparation:
@@ -154,7 +161,7 @@ def _after(session: Session, case: Case, config: Config, after: AfterBuild, buil
         return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
                             {case.key: case.variant.value})[case.key]
     if after is AfterBuild.MODULE_CHECK:
-        return session.fatbin.run(built.product, hooks.get("check", case.variant.check)(case.variant.params))
+        return session.fatbin.run(built.product, case.variant.check(case.variant.params))
     if after is AfterBuild.PROGRAM:
         args = () if built.member is None else (str(built.member),)
         return _run_program(session, built.product, built.product.parent, args)
@@ -178,8 +185,8 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     twin = _twin(session, case, config, prep) if result is not None else None
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
-    return with_behaviour(Record(case=case, config=config, judgement=judgement, result=result, started=started,
-                                 execution=execution, observed=_observed(session, prep, case, config)))
+    return with_behaviour(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
+                                    execution=execution, observed_config=_observed(session, prep, case, config)), case)
 
 
 def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:
@@ -206,8 +213,8 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
     """
     started = now()
     preps = {c.key: _prepare(session, c, config) for c in cases}
-    records = [Record(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
-                      observed=_observed(session, preps[c.key], c, config))
+    records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
+                         observed_config=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
     leftovers: list[Unit] = []
     todo = [c for c in cases if preps[c.key].final is None]
@@ -242,10 +249,11 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                 leftovers.append(Unit(config=config, cases=(case,), why=f"the batch said {judgement.verdict.value}",
                                       tried=(member.source.id,)))
                 continue
-            records.append(Record(case=case, config=config, judgement=judgement, result=member.result,
-                                  started=started, execution=execution, observed=_observed(session, prep, case, config),
-                                  batch=member.source))
-    return Done(records=[with_behaviour(r) for r in records], leftovers=tuple(leftovers))
+            records.append(Record.of(case=case, config=config, judgement=judgement, result=member.result,
+                                     started=started, execution=execution,
+                                     observed_config=_observed(session, prep, case, config), batch=member.source))
+    by_key = {c.key: c for c in cases}
+    return Done(records=[with_behaviour(r, by_key[r.case_key]) for r in records], leftovers=tuple(leftovers))
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
@@ -422,6 +430,6 @@ def safe_run_unit(session: Session, unit: Unit) -> Done | None:
         if procs.stopping():
             return None
         tb = traceback.format_exc(limit=5)
-        return Done(records=[Record(case=c, config=unit.config, result=None, started=now(),
-                                    judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
+        return Done(records=[Record.of(case=c, config=unit.config, result=None, started=now(),
+                                       judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))
                              for c in unit.cases])

@@ -12,10 +12,9 @@ import re
 import tomllib
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable
 
-from suitegen.report.diff import first_diagnostic
-from suitegen.model import UsageError
+from suitegen.model import ExecStatus, Record, UsageError, Verdict
 
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # names in a message (a variable, a type): they vary per variant
 
@@ -24,42 +23,42 @@ def _s(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a TOML basic string
 
 
-def evidence(record: Mapping) -> tuple[str, str]:
+def evidence(record: Record) -> tuple[str, str]:
     """Return the record's evidence: its first error (else warning) as ``[phase] message``, and a regex over
     the message's fixed words (its quoted names left open)."""
-    first = first_diagnostic(record)
+    first = record.observed.first_diagnostic() if record.observed else None
     if first is None:
         return "", ""
-    parts = [re.escape(p.strip()) for p in QUOTED.split(first["message"]) if p.strip()]
-    match = ".*".join(parts) if parts else re.escape(first["message"])  # a message that is all one quote
-    return f"[{first['phase']}] {first['message']}", match[:200]
+    parts = [re.escape(p.strip()) for p in QUOTED.split(first.message) if p.strip()]
+    match = ".*".join(parts) if parts else re.escape(first.message)  # a message that is all one quote
+    return f"[{first.phase.value}] {first.message}", match[:200]
 
 
-def deviation(record: Mapping, seen: str) -> dict | None:
+def deviation(record: Record, seen: str) -> dict | None:
     """Return the deviation a FAIL record shows (what the toolchain did, with its evidence), or None where it
     has no evidence to record (a rejection or crash that printed no diagnostic)."""
-    execution = record.get("execution") or {}
-    accepted = record["observed"]["outcome"].startswith("accepted")  # warnings do not change an acceptance
+    execution, outcome = record.execution, record.observed.outcome
+    accepted = outcome.accepted  # warnings do not change an acceptance
     said, match = evidence(record)
     if not accepted and not match:
         return None
-    out = {"rule": record["rule"], "variants": [record["variant"]], "seen": seen,
-           "observed": "accepted" if accepted else record["observed"]["outcome"],
+    out = {"rule": record.rule, "variants": [record.variant], "seen": seen,
+           "observed": "accepted" if accepted else outcome.value,
            "diagnostic": said or "no diagnostic", "match": "" if accepted else match}
-    if execution and accepted and execution.get("status") not in (None, "passed"):
-        out.update(run=execution["status"], diagnostic=(execution.get("detail") or "")[:300])
-    out["note"] = f"Seen under {record['config']['std']} {record['config']['arch']}: {record['reason'][:400]}"
+    if execution and accepted and execution.status is not ExecStatus.PASSED:
+        out.update(run=execution.status.value, diagnostic=execution.detail[:300])
+    out["note"] = f"Seen under {record.config.std} {record.config.arch}: {record.reason[:400]}"
     return out
 
 
-def write(records: Iterable[Mapping], folder: Path, compiler: str, when: str, seen: str) -> list[Path]:
+def write(records: Iterable[Record], folder: Path, compiler: str, when: str, seen: str) -> list[Path]:
     """Write one deviations file per section of the FAIL records; return the files written. A section's file that
     exists keeps what it holds and gains the variants it lacks (a GPU run adds its run deviations, say)."""
     by_section: dict[str, dict[tuple, dict]] = defaultdict(dict)
     for r in records:
-        dev = deviation(r, seen) if r["verdict"] == "FAIL" and r.get("observed") else None
+        dev = deviation(r, seen) if r.verdict is Verdict.FAIL and r.observed else None
         if dev is not None:
-            by_section[r["section"]].setdefault((r["rule"], r["variant"]), dev)
+            by_section[r.section].setdefault((r.rule, r.variant), dev)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for section, devs in sorted(by_section.items()):

@@ -11,13 +11,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from suitegen.compilers import registry
 from suitegen.compilers.toolchain import ToolchainError
+from suitegen.model import Record
 from suitegen.report import diff
-
-FIELDS = ("verdict", "outcome", "phase", "number", "message", "run")
 
 
 def version_key(text: str) -> tuple[int, ...]:
@@ -50,7 +49,7 @@ class Boundary:
     new: dict
 
     def describe(self) -> str:
-        changed = [f for f in FIELDS if self.old.get(f) != self.new.get(f)]
+        changed = [f for f in diff.SIGNATURE if self.old.get(f) != self.new.get(f)]
         lines = [f"{self.key[0]} [{' '.join(k for k in self.key[1:] if k)}]: {self.before} -> {self.after} "
                  f"changed {', '.join(changed)}"]
         for side, sig in (("before", self.old), ("after", self.new)):
@@ -60,19 +59,19 @@ class Boundary:
         return "\n".join(lines)
 
 
-def boundaries(runs: Sequence[tuple[str, Sequence[Mapping]]]) -> list[Boundary]:
+def boundaries(runs: Sequence[tuple[str, Sequence[Record | diff.Entry]]]) -> list[Boundary]:
     """Return every change between neighbouring releases (``runs``: (version, records), oldest first)."""
     out = []
     for (v0, a), (v1, b) in zip(runs, runs[1:]):
-        old = {diff.key(r): diff.signature(r) for r in a}
-        new = {diff.key(r): diff.signature(r) for r in b}
+        old = {e.key: e.signature() for e in map(diff.entry, a)}
+        new = {e.key: e.signature() for e in map(diff.entry, b)}
         for k in sorted(old.keys() & new.keys()):
-            if any(old[k].get(f) != new[k].get(f) for f in FIELDS):
+            if old[k] != new[k]:
                 out.append(Boundary(key=k, before=v0, after=v1, old=old[k], new=new[k]))
     return out
 
 
-def bisect(low: str, high: str, run: Callable[[str, Path], list[dict]], out: Path,
+def bisect(low: str, high: str, run: Callable[[str, Path], Sequence[Record | diff.Entry]], out: Path,
            add: Callable[[str], dict] = registry.add, listing=releases) -> tuple[list[str], list[Boundary], int]:
     """Install and run every release from ``low`` to ``high``; return the releases, the boundaries and how
     many items each release judged. ``run(toolchain name, folder)`` runs the selected cases and returns

@@ -1,11 +1,10 @@
-"""``suitegen run``: the matrix on a thread pool, results appended as they come, resumable, stoppable.
+"""``suitegen run``: the matrix on the scheduler's threads, results appended as they come, resumable, stoppable.
 
 Ctrl-C, SIGTERM and SIGHUP stop a run the same way: every child's process group is killed, what
 finished is kept and summarised, and the exit status is 128 + the signal (130, 143, 129).
 """
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shlex
@@ -13,14 +12,15 @@ import shutil
 import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
 from suitegen.engine.item import safe_run_unit, units
 from suitegen.engine.progress import Estimate, Progress
+from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import UsageError, digest
 from suitegen.report.outputs import publish
@@ -289,8 +289,7 @@ def _against_baseline(path: str, folder: Path) -> int:
     """Compare the run with a baseline file, write diff-baseline.{md,json}, return the regression count."""
     from suitegen.report import diff
     from suitegen.report.run_folder import read_records
-    base = json.loads(Path(path).read_text())
-    d = diff.compare(base["results"], list(read_records(folder / RESULTS)))
+    d = diff.compare(diff.read_baseline(Path(path)), read_records(folder / RESULTS))
     (folder / "diff-baseline.md").write_text(diff.as_markdown(d, Path(path).name, folder.name))
     (folder / "diff-baseline.json").write_text(diff.as_json(d, Path(path).name, folder.name))
     print(diff.as_table(d, Path(path).name, folder.name))
@@ -307,15 +306,25 @@ def unit_kind(unit) -> str:
     return f"{shape} {unit.config.toolchain.kind.value} {unit.cases[0].variant.mode.value}"
 
 
-def _timed(estimate: Estimate, key: int, session: Session, unit):
-    """Run a unit (``safe_run_unit``), telling the estimate when it began and ended."""
-    estimate.begin(key)
+def _timed(estimate: Estimate, session: Session, unit):
+    """Run a unit (``safe_run_unit``), telling the estimate when it began and ended, and planning the single
+    builds it leaves before the scheduler can start them. The estimate knows a unit by its identity (``id``):
+    the unit lives while it is planned, in the run's list or the scheduler's queue."""
+    estimate.begin(id(unit))
     done = None
     try:
         done = safe_run_unit(session, unit)
+        for single in done.leftovers if done else ():
+            estimate.plan(id(single), unit_kind(single), 1)
         return done
     finally:
-        estimate.end(key, finished=done is not None)
+        estimate.end(id(unit), finished=done is not None)
+
+
+def _leftovers_first(unit) -> int:
+    """The scheduler's order: single builds that batches left (they say why) before the next planned unit, so a
+    started batch is finished first; planned units keep their order (``units``: longest first)."""
+    return 0 if unit.why else 1
 
 
 class Checkpoint:
@@ -338,59 +347,29 @@ class Checkpoint:
 
 def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int, quiet: bool,
              estimate: Estimate | None = None, checkpoint=None) -> tuple[int | None, int]:
-    """Run units on a thread pool, appending each record as it completes (and calling ``checkpoint`` after
-    each); return the stop signal (if any) and how many items finished."""
+    """Run units on ``jobs`` threads of a ``Scheduler``, appending each record as its unit finishes (and calling
+    ``checkpoint`` after each); return the stop signal (if any) and how many items finished."""
     estimate = estimate or Estimate(jobs=jobs)
     progress = Progress(total, enabled=not quiet, estimate=estimate)
-    for key, unit in enumerate(work):  # every planned unit, keyed by its place in ``work``
-        estimate.plan(key, unit_kind(unit), len(unit.cases))
-    keys = itertools.count(len(work))  # and the single builds batches hand over
+    for unit in work:
+        estimate.plan(id(unit), unit_kind(unit), len(unit.cases))
     procs.reset()
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    pending: set = set()
-    unrecorded: set = set()  # futures whose record is not yet appended
+    scheduler = Scheduler(partial(_timed, estimate, session), jobs=jobs, key=_leftovers_first)
+    scheduler.add(*work)
     recorded: set = set()
-    queue = iter(enumerate(work))
-    handed: list = []  # single builds that batches left over: run before the queue's next unit
+    latest = None  # the unit whose records were being appended when a stop came: kept whole
 
-    def submit(key: int, unit) -> None:
-        fut = pool.submit(_timed, estimate, key, session, unit)
-        pending.add(fut)
-        unrecorded.add(fut)
-
-    def record(fut) -> None:
+    def record(finished) -> None:
         # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
-        done = fut.result()
-        for rec in done.records if done else ():
+        for rec in finished.result.records if finished.result else ():
             if rec.key not in recorded:
                 progress.update(results.append(rec)["verdict"])
                 recorded.add(rec.key)
-        handed.extend(done.leftovers if done else ())
-        unrecorded.discard(fut)
-
-    def top_up() -> None:
-        """Submit the single builds batches left over first (the pool runs in order), then queued units
-        until twice as many as there are workers wait."""
-        while handed:
-            single = handed.pop(0)
-            key = next(keys)
-            estimate.plan(key, unit_kind(single), 1)
-            submit(key, single)
-        while len(pending) < jobs * 2:
-            nxt = next(queue, None)
-            if nxt is None:
-                return
-            submit(*nxt)
 
     stopped = None
     try:
-        top_up()
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                pending.discard(fut)
-                record(fut)
-            top_up()
+        for latest in scheduler:
+            record(latest)
             if checkpoint is not None:
                 checkpoint()
     except StopRun as stop:
@@ -398,12 +377,11 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         for s in STOP_SIGNALS:  # a second signal must not cut the clean-up and the reports short
             signal.signal(s, signal.SIG_IGN)
         procs.stop_all()
-        pool.shutdown(wait=True, cancel_futures=True)
+        scheduler.stop()  # queued units are dropped; running ones end as their children die
         procs.stop_all()  # anything a worker started while the first sweep ran
-        for fut in list(unrecorded):
-            if fut.done() and not fut.cancelled() and fut.exception() is None:
-                record(fut)
+        for finished in ([latest] if latest else []) + list(scheduler):
+            record(finished)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        scheduler.stop()
         progress.close()
     return stopped, progress.done

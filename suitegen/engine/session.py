@@ -12,6 +12,7 @@ from typing import Sequence
 from suitegen.compilers import archs, cache, observe, registry
 from suitegen.compilers import toolchain as tc_mod
 from suitegen.cases.render import Renderer
+from suitegen.engine import hook_modules  # noqa: F401 - every hook registered before the oracle loads
 from suitegen.engine.options import RunOptions
 from suitegen.execute import deferred
 from suitegen.execute.fatbin import FatbinRunner

@@ -21,6 +21,7 @@ from suitegen import procs
 from suitegen.compilers import modules
 from suitegen.execute import host_check
 from suitegen.model import Compiler, digest
+from suitegen.report.diff import Entry
 from suitegen.synth import emit, ir, populate, reduce, textual
 
 
@@ -366,8 +367,8 @@ def parse_reproducer(text: str) -> dict:
             "expect": [int(x) for x in re.findall(r"(\d+)ull", table)]}
 
 
-def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
-    """Return one record per finding for one release (the run callback of ``engine.releases``): a crash is
+def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[Entry]:
+    """Return one diff entry per finding for one release (the run callback of ``engine.releases``): a crash is
     built again; a wrong result is built and run on the GPU (without one it is not checked)."""
     records = []
     for f in findings:
@@ -386,9 +387,7 @@ def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> 
                                                                  len(want["expect"]))])
             run = result.status.value
             verdict = "PASS" if outs is not None and outs[0] == want["expect"] else "FAIL"
-        records.append({"case_id": f"fuzz/{f['bucket']}", "verdict": verdict,
-                        "config": {"std": "c++17", "arch": build.arch, "flags": list(build.flags)},
-                        "observed": {"outcome": "crashed" if built.crashed else "accepted" if built.ok else "rejected",
-                                     "phase": None, "diagnostics": []},
-                        "execution": {"status": run} if run else {}})
+        records.append(Entry(case_id=f"fuzz/{f['bucket']}", rule=f"fuzz/{f['bucket']}", section="fuzz",
+                             std="c++17", arch=build.arch, flags=tuple(build.flags), verdict=verdict,
+                             outcome="crashed" if built.crashed else "accepted" if built.ok else "rejected", run=run))
     return records

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.compilers.batch import member_namespace
+from suitegen.compilers.members import mangled
 from suitegen.execute.gpus import GpuPool
 from suitegen.execute.images import compute_capability, loaded_code, module_targets, runs_on
 from suitegen.model import ExecResult, ExecStatus
@@ -29,8 +29,7 @@ def value_kernels(member: int | None) -> list[str]:
     ``member``'s namespace (sg_bN)."""
     if member is None:
         return [f"_Z{len(n)}{n}Pi" for n in VALUE_KERNELS]
-    ns = member_namespace(member)
-    return [f"_ZN{len(ns)}{ns}{len(n)}{n}EPi" for n in VALUE_KERNELS]
+    return [f"_ZN{mangled(member)}{len(n)}{n}EPi" for n in VALUE_KERNELS]
 
 
 class FatbinRunner:

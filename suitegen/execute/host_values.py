@@ -11,30 +11,22 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
-from suitegen.compilers.batch import member_namespace
+from suitegen.cases.render import driver as render_driver
 from suitegen.compilers import backends
+from suitegen.compilers.members import member_name
 from suitegen.model import Config, ExecResult, ExecStatus, Mode, Outcome
 
 DRIVER = "sg_value_main.cu"
 PROGRAM = "sg_value.out"
-VALUE_LINE = re.compile(r"^SUITEGEN-VALUE: (-?\d+)$", re.M)
+VALUE_TAG = "SUITEGEN-VALUE"
+VALUE_LINE = re.compile(rf"^{VALUE_TAG}: (-?\d+)$", re.M)
 
 
 def driver(members: Sequence[int | None]) -> str:
-    """Return the driver's source: ``main(N)`` calls member N's ``use`` (``None``: the one at global scope)."""
-    decls, calls = [], []
-    for i, member in enumerate(members):
-        if member is None:
-            decls.append("void use(int *out);")
-            calls.append(f"    case {i}: use(&out); break;")
-        else:
-            ns = member_namespace(member)
-            decls.append(f"namespace {ns} {{ void use(int *out); }}")
-            calls.append(f"    case {i}: {ns}::use(&out); break;")
-    return "\n".join(["#include <cstdio>", "#include <cstdlib>", *decls,
-                      "int main(int argc, char **argv) {", "  int out = 0;",
-                      "  switch (argc > 1 ? std::atoi(argv[1]) : -1) {", *calls, "    default: return 3;", "  }",
-                      '  std::printf("SUITEGEN-VALUE: %d\\n", out);', "  return 0;", "}"]) + "\n"
+    """Return the driver's source (``templates/drivers/values.cu.j2``): ``main(N)`` calls member N's ``use``
+    (``None``: the one at global scope)."""
+    return render_driver("values.cu.j2", tag=VALUE_TAG,
+                         namespaces=[None if m is None else member_name(m) for m in members])
 
 
 def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int | None],

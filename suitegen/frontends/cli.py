@@ -11,7 +11,7 @@ from pathlib import Path
 from suitegen import __version__
 from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine import options
-from suitegen.model import UsageError
+from suitegen.model import Record, UsageError, Verdict
 from suitegen.report.run_folder import RunFolderBusy
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -172,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                "deviations": deviations_command,
                "baseline": baseline_command, "releases": releases_command, "bisect": releases_command, "history": history_command, "report": report_command, "merge": merge_command,
                "junit": junit_command, "fuzz": fuzz_command}[args.command]
+    from suitegen.engine import hook_modules  # noqa: F401 - every hook registered before a command loads the oracle
     try:
         status = command(args)
         sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
@@ -235,7 +236,7 @@ def rules_command(args) -> int:
             "id": rid, "section": r.section, "statement": r.statement, "edition": r.edition,
             "conditions": r.requires.text if r.requires else None, "file": r.source_file,
             "variants": [{"name": c.variant.name, "expect": c.variant.predicate and
-                          f"predicate:{c.variant.predicate}" or c.variant.expectation.expect.value,
+                          f"predicate:{c.variant.predicate.name}" or c.variant.expectation.expect.value,
                           "conditions": c.variant.requires.text if c.variant.requires else None,
                           "flags": list(c.variant.flags), "mode": c.variant.mode.value} for c in cs],
         })
@@ -351,17 +352,20 @@ def _dialects(nvcc: str) -> str:
     return "  ".join(f"{std}: " + ("honoured" if why is None else f"no ({why})") for std, why in _honoured(nvcc).items())
 
 
-def load_results(name: str) -> tuple[list[dict], str]:
-    """Return the records of a run (id or folder) or of a baseline file, and a label."""
-    from suitegen.report.run_folder import find_run, read_records
+def load_results(name: str) -> tuple[list[Record], str]:
+    """Return the records of a run (id or folder), and its name."""
+    from suitegen.report.run_folder import RESULTS, find_run, read_records
+    folder = find_run(name)
+    return list(read_records(folder / RESULTS)), folder.name
+
+
+def _compared(name: str) -> tuple[list, str]:
+    """Return what a diff compares: a run's records (id or folder) or a baseline file's entries, and a label."""
+    from suitegen.report import diff
     path = Path(name)
     if path.is_file() and path.suffix == ".json":
-        try:
-            return json.loads(path.read_text())["results"], path.name
-        except (ValueError, KeyError, TypeError) as exc:
-            raise UsageError(f"{path}: not a baseline (suitegen baseline save writes one): {exc}") from None
-    folder = find_run(name)
-    return list(read_records(folder / "results.jsonl")), folder.name
+        return diff.read_baseline(path), path.name
+    return load_results(name)
 
 
 def deviations_command(args) -> int:
@@ -370,15 +374,15 @@ def deviations_command(args) -> int:
     conditions.parse(args.when)  # a typo fails here, not when the oracle loads
     records, label = load_results(args.run)
     written = record.write(records, Path(args.out), args.compiler, args.when, args.seen)
-    fails = sum(r["verdict"] == "FAIL" for r in records)
+    fails = sum(r.verdict is Verdict.FAIL for r in records)
     print(f"{fails} FAIL records of {label}: {len(written)} deviations files in {args.out}")
     return EXIT_OK
 
 
 def diff_command(args) -> int:
     from suitegen.report import diff
-    before, a = load_results(args.before)
-    after, b = load_results(args.after)
+    before, a = _compared(args.before)
+    after, b = _compared(args.after)
     d = diff.compare(before, after)
     render = {"table": diff.as_table, "markdown": diff.as_markdown, "json": diff.as_json,
               "sections": diff.as_sections}[args.format]
@@ -432,7 +436,7 @@ def _bisect(pattern: str, low: str, high: str, std: str, arch: str, flags: str |
     from suitegen.engine.releases import bisect
     from suitegen.engine.run import RunSpec, run
 
-    def run_release(name: str, folder: Path) -> list[dict]:
+    def run_release(name: str, folder: Path) -> list[Record]:
         opts = options.RunOptions(nvcc=(name,), rules=(pattern,), std=(std,), arch=(arch,),
                                   flags=(flags,) if flags else ())
         print(f"suitegen releases: running {name}", file=sys.stderr)
@@ -459,8 +463,8 @@ def _explain(table, out: Path) -> str:
         if low == high or history.is_nvrtc(table.columns[a]) or history.is_nvrtc(table.columns[b]):
             continue  # two compilers of one release (nvcc and NVRTC): nothing between them to bisect
         records = [r for c in (row.cells[a], row.cells[b]) for r in c.records]
-        std = ",".join(sorted({r["config"]["std"] for r in records}))
-        arch = ",".join(sorted({r["config"]["arch"] for r in records}))
+        std = ",".join(sorted({r.config.std for r in records}))
+        arch = ",".join(sorted({r.config.arch for r in records}))
         report = _bisect(row.rule, low, high, std, arch, None, out / row.rule.replace("/", "_"))
         print(report)
         parts += [f"### `{row.rule}`: {low} -> {high}", "", "```", report, "```", ""]
@@ -471,7 +475,7 @@ def baseline_command(args) -> int:
     from suitegen import resources
     from suitegen.report import diff
     records, label = load_results(args.run)
-    tcs = sorted({r["config"]["toolchain"] for r in records})
+    tcs = sorted({r.config.toolchain for r in records})
     out = Path(args.out or resources.REPORTS / f"baseline-{'+'.join(tcs) or 'empty'}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"run": label, "toolchains": tcs, "results": diff.baseline_records(records)},

@@ -226,8 +226,8 @@ class CorpusFile(_SuiteFile):
 class SuitegenFailure(Exception):
     """A failing verdict (FAIL, UNRESOLVED, XPASS), with the record to show."""
 
-    def __init__(self, record: dict):
-        super().__init__(record["reason"])
+    def __init__(self, record):
+        super().__init__(record.reason)
         self.record = record
 
 
@@ -254,31 +254,31 @@ class SuitegenItem(pytest.Item):
         from suitegen.model import Verdict
         from suitegen.report.junit_xml import properties
         session = _session(self.config)
-        data = self._record(session).to_json()
+        record = self._record(session)
         out = self.config.getoption("suitegen_out")
         if out:
             from suitegen.report.run_folder import ResultsFile
-            ResultsFile(out).append(data)
-        self.user_properties.extend(properties(data))
-        verdict = Verdict(data["verdict"])
-        if verdict is Verdict.UNSUPPORTED:
-            pytest.skip(data["reason"])
-        if verdict is Verdict.XFAIL:
-            pytest.xfail(data["reason"])
-        if verdict.fails(session.options.allow_xpass):
-            raise SuitegenFailure(data)
+            ResultsFile(out).append(record)
+        self.user_properties.extend(properties(record))
+        if record.verdict is Verdict.UNSUPPORTED:
+            pytest.skip(record.reason)
+        if record.verdict is Verdict.XFAIL:
+            pytest.xfail(record.reason)
+        if record.verdict.fails(session.options.allow_xpass):
+            raise SuitegenFailure(record)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, SuitegenFailure):
+            from suitegen.model import plain
             r = excinfo.value.record
-            lines = [f"{r['verdict']}: {r['reason']}", f"rule: {r['rule']} ({self.case.rule.statement})"]
-            if r["expected"]:
-                lines.append(f"expected: {json.dumps(r['expected'])}")
-            if r["observed"]:
-                lines.append(f"observed: {r['observed']['outcome']} in {r['observed']['phase']}")
-                lines += [f"  {d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) {d['message']}"
-                          for d in r["observed"]["diagnostics"][:10]]
-                lines += ["command: " + " ".join(c) for c in r["observed"]["commands"]]
+            lines = [f"{r.verdict.value}: {r.reason}", f"rule: {r.rule} ({self.case.rule.statement})"]
+            if r.expected:
+                lines.append(f"expected: {json.dumps(r.expected.to_json())}")
+            if r.observed:
+                lines.append(f"observed: {r.observed.outcome.value} in {plain(r.observed.phase)}")
+                lines += [f"  {d.severity}: {d.file or ''}({d.line or ''}) {d.message}"
+                          for d in r.observed.diagnostics[:10]]
+                lines += ["command: " + " ".join(c) for c in r.observed.commands]
             lines.append("source:")
             lines += [f"{i + 1:4}  {text}" for i, text in enumerate(self.case.files[self.case.main_file].splitlines())]
             return "\n".join(lines)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
 from suitegen.execute.images import compute_capability, loaded_code
-from suitegen.model import Case, ExecStatus, Expect, Expectation, Mode, Record
+from suitegen.model import Behaviour, Case, ExecStatus, Expect, Expectation, Expected, Mode, Record
 from suitegen.oracle.conditions import flag_features
 
 
@@ -55,13 +55,14 @@ def after_build(case: Case, expectation: Expectation | None, flags: Sequence[str
 DEVICE_CODE = re.compile(r"__(global|device|constant|managed|shared)__")
 
 
-def planned(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()) -> tuple[Check, str] | None:
+def planned(case: Case, expectation: Expectation | Expected | None,
+            flags: Sequence[str] = ()) -> tuple[Check, str] | None:
     """Return the check a variant's valid program gets and what it is (``flags``: the config's); None for
     a variant expected to be rejected (nothing valid to run)."""
     if expectation is None or expectation.expect in (Expect.REJECT, Expect.DIAGNOSE):
         return None
     if expectation.expect is Expect.RUNTIME:
-        how = f"values checked in Python ({case.variant.check})" if case.variant.check else "a self-checking program"
+        how = f"values checked in Python ({case.variant.check.name})" if case.variant.check else "a self-checking program"
         return Check.SEMANTIC, how
     device = has_device_code(case)
     linked = (" (relocatable device code: the module nvcc -dlink makes of the object, keeping the kernels its "
@@ -93,16 +94,15 @@ def value_run(case: Case, expectation: Expectation | None) -> str | None:
     return "device" if has_device_code(case) else "host"
 
 
-def of_record(case: Case, expectation: Expectation | None, executed: bool, loaded: str | None = None,
-              flags: Sequence[str] = (), not_run: str = "") -> dict | None:
-    """Return a record's ``behaviour`` entry: the planned check, whether it ran, what it is, (for a run)
-    what the driver loaded from the module, and (``not_run``) why a GPU check was not run."""
+def of_record(case: Case, expectation: Expectation | Expected | None, executed: bool, loaded: str | None = None,
+              flags: Sequence[str] = (), not_run: str = "") -> Behaviour | None:
+    """Return a record's ``behaviour``: the planned check, whether it ran, what it is, (for a run) what the
+    driver loaded from the module, and (``not_run``) why a GPU check was not run."""
     plan = planned(case, expectation, flags)
     if plan is None:
         return None
     check, what = plan
-    return {"check": check.value, "ran": executed, "what": what, **({"loaded": loaded} if loaded else {}),
-            **({"not_run": not_run} if not_run else {})}
+    return Behaviour(check=check.value, ran=executed, what=what, loaded=loaded or "", not_run=not_run)
 
 
 def loads(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()) -> bool:
@@ -111,27 +111,26 @@ def loads(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()
     return plan is not None and plan[0] is Check.LOAD_ONLY
 
 
-def with_behaviour(record: Record) -> Record:
-    """Return the record with its ``behaviour`` entry filled in."""
+def with_behaviour(record: Record, case: Case) -> Record:
+    """Return the record of ``case`` with its ``behaviour`` filled in (the engine holds the case beside it)."""
     run = record.execution
     if run is not None and run.status is ExecStatus.NOT_RUN:
-        return replace(record, behaviour=of_record(record.case, record.judgement.expected, False, None,
-                                                   record.config.flags, not_run=f"{run.detail} ({run.gpu})"))
+        return replace(record, behaviour=of_record(case, record.expected, False, None, record.config.flags,
+                                                   not_run=f"{run.detail} ({run.gpu})"))
     loaded = run.loaded if run is not None else None  # what the module's own images give on that GPU
-    if run is not None and not loaded and record.observed is not None:
-        loaded = loaded_code(record.observed.targets, compute_capability(run.gpu or ""))
-    return replace(record, behaviour=of_record(record.case, record.judgement.expected, run is not None,
-                                               loaded, record.config.flags))
+    if run is not None and not loaded and record.observed_config is not None:
+        loaded = loaded_code(record.observed_config.targets, compute_capability(run.gpu or ""))
+    return replace(record, behaviour=of_record(case, record.expected, run is not None, loaded, record.config.flags))
 
 
-def tally(records: Iterable[Mapping]) -> dict:
+def tally(records: Iterable[Record]) -> dict:
     """Return counts of valid items by check, the checks that run on a GPU split into ran and did not run."""
     out: Counter = Counter()
     runs = (Check.SEMANTIC.value, Check.LOAD_ONLY.value)
     for r in records:
-        b = r.get("behaviour")
+        b = r.behaviour
         if b:
-            out[b["check"] + (" ran" if b["ran"] else " not run") if b["check"] in runs else b["check"]] += 1
+            out[b.check + (" ran" if b.ran else " not run") if b.check in runs else b.check] += 1
     keys = [f"{c} {how}" for c in runs for how in ("ran", "not run")] + [Check.HOST_ONLY.value, Check.NONE.value]
     return {k: out.get(k, 0) for k in keys}
 

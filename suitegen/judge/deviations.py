@@ -5,7 +5,6 @@ import fnmatch
 import re
 from typing import Iterable
 
-from suitegen import hooks
 from suitegen.model import Case, CompileResult, Deviation, ExecResult, Expect, Expectation, Outcome
 
 DERIVED = re.compile(r"\.(gen|composed)-[0-9a-f]+$")
@@ -41,7 +40,7 @@ def covering(case: Case, env, deviations: Iterable[Deviation], exp: Expectation)
     return [dev for dev in deviations
             if dev.rule == case.rule.id and dev.compiler is env.compiler and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
             and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp, case.variant.value is not None)
-            and (not dev.select or hooks.get("selector", dev.select)(case.variant.params))]
+            and (dev.select is None or dev.select(case.variant.params))]
 
 
 def shows_in_build(dev: Deviation, result: CompileResult) -> bool:

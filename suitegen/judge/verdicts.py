@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Callable, Iterable
 
-from suitegen import hooks
 from suitegen.compilers import backends, nvrtc
 from suitegen.execute.images import loaded_code
 from suitegen.judge.behaviour import AfterBuild, after_build
@@ -87,7 +86,7 @@ def expectation_for(case: Case, env: Env) -> Expectation:
     variant = case.variant
     if variant.predicate is None:
         return variant.expectation
-    expect = hooks.get("predicate", variant.predicate)(variant.params, env)
+    expect = variant.predicate(variant.params, env)
     if expect is Expect.REJECT:
         return variant.expectation
     return Expectation(expect=expect)

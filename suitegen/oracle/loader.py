@@ -155,6 +155,15 @@ def _typed(path: Path, rid: str | None, raw: Mapping, table: str) -> None:
         raise OracleError(path, wrong[1], rule=rid, field=wrong[0])
 
 
+def _hook(path: Path, rid: str | None, where: str, kind: str, name, field: str) -> hooks.HookRef | None:
+    """Return the hook a field names (None for none), resolved now: an unknown name is a load error (``where``
+    says which variant or param named it)."""
+    try:
+        return hooks.resolve(kind, name)
+    except hooks.UnknownHook as exc:
+        raise OracleError(path, f"{where}{exc}", rule=rid, field=field) from None
+
+
 def _rule(path: Path, section: str, raw: Mapping) -> Rule:
     short = _get(raw, "id", str, path, None, required=True)
     rid = f"{section}/{short}"
@@ -221,10 +230,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     if ("expect" in raw) == ("predicate" in raw):
         raise OracleError(path, f"variant {name_fmt!r}: give exactly one of expect / predicate",
                           rule=rid, field="expect")
-    predicate = raw.get("predicate")
-    if predicate is not None and predicate not in hooks.names("predicate"):
-        raise OracleError(path, f"unknown predicate {predicate!r} (known: {hooks.names('predicate')})",
-                          rule=rid, field="predicate")
+    predicate = _hook(path, rid, f"variant {name_fmt!r}: ", "predicate", raw.get("predicate"), "predicate")
     expectation = None if predicate else _expectation(path, rid, raw, None)
     if predicate and "phase" not in raw:
         raise OracleError(path, f"variant {name_fmt!r}: a predicate variant needs the phase and "
@@ -240,17 +246,15 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
     if (expectation or predicate_reject).expect is Expect.RUNTIME and mode is Mode.COMPILE:
         raise OracleError(path, f"variant {name_fmt!r}: a runtime variant builds a program: "
                           "set mode = \"link\" or \"rdc-link\"", rule=rid, field="mode")
-    check = raw.get("check")
-    if (mode is Mode.FATBIN) != (check is not None) or (check is not None and check not in hooks.names("check")):
-        raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check from "
-                          f"{hooks.names('check')} (and only a fatbin variant does)", rule=rid, field="check")
+    if (mode is Mode.FATBIN) != ("check" in raw):
+        raise OracleError(path, f"variant {name_fmt!r}: a fatbin variant names a check (and only a fatbin variant "
+                          "does)", rule=rid, field="check")
+    check = _hook(path, rid, f"variant {name_fmt!r}: ", "check", raw.get("check"), "check")
     value = _value(path, rid, name_fmt, raw, expectation, mode, predicate is not None)
     requires = _condition(raw.get("requires"), path, rid, "requires")
-    strategies = _get(raw, "strategies", dict, path, rid, default={})
-    for param, strat in strategies.items():
-        if strat not in hooks.names("strategy"):
-            raise OracleError(path, f"variant {name_fmt!r}: unknown strategy {strat!r} for {param!r} "
-                              f"(known: {hooks.names('strategy')})", rule=rid, field="strategies")
+    strategies = {param: _hook(path, rid, f"variant {name_fmt!r}: {param!r}: ", "strategy", strat, "strategies")
+                  for param, strat in _get(raw, "strategies", dict, path, rid, default={}).items()}
+    for param in strategies:
         if param not in params and param not in matrix:
             raise OracleError(path, f"variant {name_fmt!r}: strategy for {param!r}, which has no default "
                               "value in params", rule=rid, field="strategies")
@@ -268,7 +272,7 @@ def _variants(path: Path, rid: str, raw: Mapping) -> list[Variant]:
                               rule=rid, field="name")
         out.append(Variant(name=name, params=p, expectation=expectation or predicate_reject,
                            predicate=predicate, requires=requires, flags=flags, mode=mode,
-                           note=str(raw.get("note", "")), strategies=dict(strategies), check=check,
+                           note=str(raw.get("note", "")), strategies=strategies, check=check,
                            value=value))
     return out
 
@@ -441,10 +445,7 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         run = raw.get("run", "")
         if run and run not in RUN_STATUSES:
             raise OracleError(path, f"run must be one of {RUN_STATUSES}", rule=rid, field="run")
-        select = raw.get("select", "")
-        if select and select not in hooks.names("selector"):
-            raise OracleError(path, f"unknown selector {select!r} (known: {hooks.names('selector')})", rule=rid,
-                              field="select")
+        select = _hook(path, rid, "", "selector", raw.get("select"), "select")
         params = raw.get("params", {})
         if not isinstance(params, dict):
             raise OracleError(path, "params is a table of the case params it applies to", rule=rid, field="params")

@@ -4,31 +4,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Iterable, Mapping
 
-from suitegen.compilers.batch import PREFIX
-from suitegen.model import Verdict
+from suitegen.compilers.members import anonymous
+from suitegen.model import Record, UsageError, Verdict, plain
 
 
 def _fails(verdict: str) -> bool:
     return Verdict(verdict).is_failure
 
 
-def key(r: Mapping) -> tuple:
-    """Return what identifies a result across toolchains: the case and the matrix point, not the toolchain."""
-    cfg = r["config"]
-    return (r["case_id"], cfg["std"], cfg["arch"], " ".join(cfg["flags"]))
-
-
 # nvcc's temporary files: under /tmp, or (since children get their scratch folder as TMPDIR) under that
 TEMP_NAMES = re.compile(r"(?:/[^\s/'\"]+)*/tmpxft_[0-9a-f_]+-\d+_")
-MANGLED_MEMBER = re.compile(rf"(?<=_ZN)([5-7]){PREFIX}(\d+)")  # a batch member's namespace, length-prefixed
-MEMBER_FOLDER = re.compile(rf"\b{PREFIX}\d+/")
-
-
-def _drop_member(m: re.Match) -> str:
-    """Drop ``<n>sg_bK`` from a mangled name, keeping the digits after K (the next name's length)."""
-    return m.group(2)[int(m.group(1)) - len(PREFIX):]
 
 
 def _normalize(message: str | None) -> str | None:
@@ -36,25 +24,88 @@ def _normalize(message: str | None) -> str | None:
     member a case was (its namespace in a mangled name, its folder in a file name)."""
     if not message:
         return message
-    return MEMBER_FOLDER.sub("", MANGLED_MEMBER.sub(_drop_member, TEMP_NAMES.sub("<tmp>_", message)))
+    return anonymous(TEMP_NAMES.sub("<tmp>_", message))
 
 
-def first_diagnostic(r: Mapping) -> dict | None:
-    """Return a record's first error, else its first warning, else None."""
-    diags = (r.get("observed") or {}).get("diagnostics") or []
-    return next((d for d in diags if d["severity"] in ("error", "fatal")), None) or \
-        next((d for d in diags if d["severity"] == "warning"), None)
+SIGNATURE = ("verdict", "outcome", "phase", "number", "message", "run")
 
 
-def signature(r: Mapping) -> dict:
-    """Return the comparable facts of one result: verdict, outcome, phase, first error, run status."""
-    obs = r.get("observed") or {}
-    first = first_diagnostic(r)
-    ex = r.get("execution") or {}
-    return {"verdict": r["verdict"], "outcome": obs.get("outcome"), "phase": obs.get("phase"),
-            "number": first.get("number") if first else None,
-            "message": _normalize(first["message"]) if first else None,
-            "run": ex.get("status")}
+@dataclass(frozen=True, kw_only=True)
+class Entry:
+    """What a diff compares of one result, and what a baseline file keeps of it: where it ran (case, matrix
+    point, toolchain), its rule and section, and its signature (verdict, build outcome and phase, first error or
+    warning with its message normalised, run status). ``of`` takes it from a record, ``from_json`` from a
+    baseline entry (``to_json``: the form baselines have always had)."""
+
+    case_id: str
+    rule: str
+    section: str
+    toolchain: str = ""
+    fingerprint: str = ""
+    nvcc_version: str = ""
+    std: str
+    arch: str
+    flags: tuple[str, ...] = ()
+    verdict: str
+    outcome: str | None = None
+    phase: str | None = None
+    number: str | None = None
+    message: str | None = None
+    run: str | None = None
+
+    @property
+    def key(self) -> tuple:
+        """Return what identifies a result across toolchains: the case and the matrix point, not the toolchain."""
+        return self.case_id, self.std, self.arch, " ".join(self.flags)
+
+    def signature(self) -> dict:
+        """Return the comparable facts of the result."""
+        return {f: getattr(self, f) for f in SIGNATURE}
+
+    @classmethod
+    def of(cls, r: Record) -> "Entry":
+        obs, cfg = r.observed, r.config
+        first = obs.first_diagnostic() if obs else None
+        return cls(case_id=r.case_id, rule=r.rule, section=r.section, toolchain=cfg.toolchain,
+                   fingerprint=cfg.fingerprint, nvcc_version=cfg.nvcc_version, std=cfg.std, arch=cfg.arch,
+                   flags=cfg.flags, verdict=r.verdict.value, outcome=plain(obs and obs.outcome),
+                   phase=plain(obs and obs.phase), number=first and first.number,
+                   message=_normalize(first and first.message), run=plain(r.execution and r.execution.status))
+
+    def to_json(self) -> dict:
+        first = [{"severity": "error", "number": self.number, "message": self.message}] if self.message else []
+        return {"case_id": self.case_id, "rule": self.rule, "section": self.section, "verdict": self.verdict,
+                "config": {"toolchain": self.toolchain, "fingerprint": self.fingerprint,
+                           "nvcc_version": self.nvcc_version, "std": self.std, "arch": self.arch,
+                           "flags": list(self.flags)},
+                "observed": {"outcome": self.outcome, "phase": self.phase, "diagnostics": first},
+                "execution": {"status": self.run} if self.run else None}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Entry":
+        """Read a baseline entry (one saved before baselines kept sections: its rule's section)."""
+        cfg, obs = data["config"], data.get("observed") or {}
+        first = (obs.get("diagnostics") or [{}])[0]
+        return cls(case_id=data["case_id"], rule=data["rule"],
+                   section=data.get("section") or data["rule"].split("/")[0], toolchain=cfg.get("toolchain", ""),
+                   fingerprint=cfg.get("fingerprint", ""), nvcc_version=cfg.get("nvcc_version", ""), std=cfg["std"],
+                   arch=cfg["arch"],
+                   flags=tuple(cfg["flags"]), verdict=data["verdict"], outcome=obs.get("outcome"),
+                   phase=obs.get("phase"), number=first.get("number"), message=_normalize(first.get("message")),
+                   run=(data.get("execution") or {}).get("status"))
+
+
+def entry(result: Record | Entry) -> Entry:
+    """Return what a diff compares of a record (an entry stays itself)."""
+    return result if isinstance(result, Entry) else Entry.of(result)
+
+
+def read_baseline(path: Path) -> list[Entry]:
+    """Return the entries of a baseline file (``suitegen baseline save`` writes one); UsageError for another file."""
+    try:
+        return [Entry.from_json(e) for e in json.loads(Path(path).read_text())["results"]]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path}: not a baseline (suitegen baseline save writes one): {exc}") from None
 
 
 @dataclass
@@ -114,22 +165,22 @@ class Diff:
         return {k: sum(c.kind == k for c in self.changes) for k in ORDER}
 
 
-def compare(before: Iterable[Mapping], after: Iterable[Mapping]) -> Diff:
-    """Return the differences from ``before`` to ``after``."""
-    a_map = {key(r): r for r in before}
-    b_map = {key(r): r for r in after}
+def compare(before: Iterable[Record | Entry], after: Iterable[Record | Entry]) -> Diff:
+    """Return the differences from ``before`` to ``after`` (runs' records, or a baseline's entries)."""
+    a_map = {e.key: e for e in map(entry, before)}
+    b_map = {e.key: e for e in map(entry, after)}
     diff = Diff(compared=len(a_map.keys() & b_map.keys()))
     for k in sorted(a_map.keys() | b_map.keys()):
         old, new = a_map.get(k), b_map.get(k)
-        rule = (new or old)["rule"]
+        rule = (new or old).rule
         if old is None or new is None:
             diff.changes.append(Change("new" if old is None else "vanished", k, rule,
-                                       old and signature(old), new and signature(new)))
+                                       old and old.signature(), new and new.signature()))
             continue
-        s_old, s_new = signature(old), signature(new)
-        who = side(old["verdict"], new["verdict"])
+        s_old, s_new = old.signature(), new.signature()
+        who = side(old.verdict, new.verdict)
         if who is not None:
-            counts = diff.sections.setdefault(old.get("section") or rule.split("/", 1)[0], dict.fromkeys(SIDES, 0))
+            counts = diff.sections.setdefault(old.section, dict.fromkeys(SIDES, 0))
             counts[who] += 1
         for kind in _kinds(s_old, s_new):
             diff.changes.append(Change(kind, k, rule, s_old, s_new))
@@ -211,16 +262,6 @@ def as_table(diff: Diff, a: str, b: str) -> str:
     return "\n".join(lines)
 
 
-def baseline_records(records: Iterable[Mapping]) -> list[dict]:
-    """Return the part of each record a baseline keeps: enough for key() and signature()."""
-    out = []
-    for r in records:
-        obs = r.get("observed") or {}
-        sig = signature(r)
-        first = [{"severity": "error", "number": sig["number"], "message": sig["message"]}] if sig["message"] else []
-        out.append({"case_id": r["case_id"], "rule": r["rule"], "verdict": r["verdict"],
-                    "config": {k: r["config"][k] for k in ("toolchain", "fingerprint", "nvcc_version", "std",
-                                                            "arch", "flags")},
-                    "observed": {"outcome": obs.get("outcome"), "phase": obs.get("phase"), "diagnostics": first},
-                    "execution": {"status": sig["run"]} if sig["run"] else None})
-    return sorted(out, key=lambda r: key(r))
+def baseline_records(records: Iterable[Record | Entry]) -> list[dict]:
+    """Return the entries a baseline keeps of records, as JSON."""
+    return [e.to_json() for e in sorted(map(entry, records), key=lambda e: e.key)]

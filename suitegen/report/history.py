@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 
 import jinja2
 
-from suitegen.model import Std, Verdict
+from suitegen.model import Record, Std, Verdict
 
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True,
                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -97,17 +97,16 @@ def _version(text: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in text.replace("-", ".").split("."))
 
 
-def build(records: Iterable[Mapping], sections: Sequence[str] = ()) -> Table:
+def build(records: Iterable[Record], sections: Sequence[str] = ()) -> Table:
     """Return the table of a set of records (each toolchain one column, oldest version first)."""
     cols: dict[tuple[str, str], None] = {}
     cells: dict[tuple[str, str | None], dict[tuple[str, str], Cell]] = defaultdict(lambda: defaultdict(Cell))
     for r in records:
-        cfg = r["config"]
-        col = (cfg["toolchain"], cfg["nvcc_version"])
+        col = (r.config.toolchain, r.config.nvcc_version)
         cols[col] = None
-        for key in ((r["section"], None), (r["section"], r["rule"])):
+        for key in ((r.section, None), (r.section, r.rule)):
             cell = cells[key][col]
-            cell.counts[r["verdict"]] += 1
+            cell.counts[r.verdict.value] += 1
             if key[1] is not None:
                 cell.records.append(r)
     columns = sorted(cols, key=lambda c: (is_nvrtc(c), _version(c[1]), c[0]))  # nvcc's, then NVRTC's
@@ -117,16 +116,15 @@ def build(records: Iterable[Mapping], sections: Sequence[str] = ()) -> Table:
     return Table(columns=columns, rows=rows)
 
 
-def dialects(table: Table, records: Iterable[Mapping], honoured) -> None:
+def dialects(table: Table, records: Iterable[Record], honoured) -> None:
     """Fill in which -std levels each column's toolchain honours with its host compiler: ``honoured(nvcc
     path)`` returns {std: None or why not} (``observe.honoured_stds``, cached per fingerprint); NVRTC columns
     have no host compiler and stay empty."""
     paths = {}
     for r in records:
-        cfg = r["config"]
-        paths.setdefault((cfg["toolchain"], cfg["nvcc_version"]), cfg)
-    table.dialects = [{} if not paths[col].get("host_compiler") else
-                      {std: why for std, why in honoured(paths[col]["nvcc"]).items()} for col in table.columns]
+        paths.setdefault((r.config.toolchain, r.config.nvcc_version), r.config)
+    table.dialects = [{} if not paths[col].host_compiler else
+                      {std: why for std, why in honoured(paths[col].nvcc).items()} for col in table.columns]
 
 
 def dialect_rows(table: Table) -> list[tuple[str, list[str]]]:
@@ -141,11 +139,12 @@ def _evidence(cell: Cell) -> list[dict]:
     """Return what a cell's panel shows: its records, failures and deviations first."""
     rank = {v: i for i, v in enumerate((*FAILING, Verdict.XFAIL.value, Verdict.PASS.value))}
     out = []
-    for r in sorted(cell.records, key=lambda r: (rank.get(r["verdict"], 9), r["case_id"], r["config_id"]))[:EVIDENCE]:
-        obs = r.get("observed") or {}
-        out.append({"case": r["case_id"], "config": r["config_id"], "verdict": r["verdict"], "reason": r["reason"],
-                    "command": " ".join(obs.get("commands", [[]])[0]) if obs.get("commands") else "",
-                    "diagnostics": "\n".join(f"{d['severity']}: {d['message']}" for d in obs.get("diagnostics", [])[:4])})
+    for r in sorted(cell.records, key=lambda r: (rank.get(r.verdict.value, 9), r.case_id, r.config_id))[:EVIDENCE]:
+        obs = r.observed
+        diags = obs.diagnostics[:4] if obs else ()
+        out.append({"case": r.case_id, "config": r.config_id, "verdict": r.verdict.value, "reason": r.reason,
+                    "command": " ".join(obs.commands[0]) if obs and obs.commands else "",
+                    "diagnostics": "\n".join(f"{d.severity}: {d.message}" for d in diags)})
     return out
 
 

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 from typing import Mapping
 
-from suitegen.model import Verdict
 from suitegen.report import junit_xml, page
 from suitegen.report.repro import write_repro
 from suitegen.report.run_folder import META, RESULTS, SUMMARY, read_cases, read_records, write_json
@@ -29,6 +28,6 @@ def publish(folder: Path, sections: Mapping[str, str], meta: Mapping | None = No
     (folder / "index.html").write_text(page.render(records, summary, cases, sections))
     shutil.rmtree(folder / "repro", ignore_errors=True)
     for r in records:
-        if Verdict(r["verdict"]).fails(allow_xpass):
-            write_repro(folder, r, cases.get(r["case_key"]))
+        if r.verdict.fails(allow_xpass):
+            write_repro(folder, r, cases.get(r.case_key))
     return summary

@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 import jinja2
 
 from suitegen.judge.behaviour import sentence
-from suitegen.model import Verdict
+from suitegen.model import Record, Verdict, plain
 from suitegen.report.repro import obtained
 from suitegen.report.summary import when
 
@@ -30,15 +30,14 @@ ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), 
                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-def _column(r: dict) -> tuple[str, str]:
-    return r["config"]["std"], r["config"]["arch"]
+def _column(r: Record) -> tuple[str, str]:
+    return r.config.std, r.config.arch
 
 
-def _group(r: dict, several: bool) -> tuple[str, str]:
+def _group(r: Record, several: bool) -> tuple[str, str]:
     """Return what, besides the section, a row of the matrix stands for: flags, and the toolchain if several."""
-    cfg = r["config"]
-    return (" ".join(cfg["flags"]), f"{cfg['toolchain']} {cfg['nvcc_version']} ({cfg['fingerprint'][:8]})"
-            if several else "")
+    cfg = r.config
+    return (" ".join(cfg.flags), f"{cfg.toolchain} {cfg.nvcc_version} ({cfg.fingerprint[:8]})" if several else "")
 
 
 def _sources(case: Mapping | None) -> dict:
@@ -48,45 +47,39 @@ def _sources(case: Mapping | None) -> dict:
     return {"flags": " ".join(case.get("flags", [])), "files": list(case["files"].items())}
 
 
-def _detail(r: dict) -> dict:
+def _detail(r: Record) -> dict:
     """Return what one result's detail panel shows (empty fields left out)."""
-    obs = r.get("observed") or {}
-    seen = r.get("observed_config")
-    sides = None
-    if seen:
-        sides = (seen["error"] or f"host __cplusplus {seen['host_cplusplus']}, device {seen['device_cplusplus']}, "
-                 f"__CUDA_ARCH__ {seen['cuda_arch']}, module {seen['targets']}, macros {seen['macros']}") \
-            + "".join(f"\n{w}" for w in seen["warnings"])
-    cfg = r["config"]
-    out = {"verdict": r["verdict"], "reason": r["reason"], "config": f"{r['config_id']} on {cfg['toolchain']} "
-           f"{cfg['nvcc_version']} (fingerprint {cfg['fingerprint']})", "expected": json.dumps(r["expected"])}
+    obs, seen, ex, b, cfg = r.observed, r.observed_config, r.execution, r.behaviour, r.config
+    out = {"verdict": r.verdict.value, "reason": r.reason, "config": f"{r.config_id} on {cfg.toolchain} "
+           f"{cfg.nvcc_version} (fingerprint {cfg.fingerprint})",
+           "expected": json.dumps(plain(r.expected), sort_keys=True)}
     if obs:
-        where = f" in {obs['phase']}" if obs.get("phase") else ""
-        out["observed"] = f"{obs.get('outcome')}{where}, exit {obs.get('exit_code')}; verdict obtained {obtained(r)}"
-        out["command"] = "\n".join(" ".join(c) for c in obs.get("commands", []))
-        out["diagnostics"] = "\n".join(f"{d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) "
-                                       f"[{d['phase']}] {d['message']}" for d in obs.get("diagnostics", [])) or "(none)"
-    ex = r.get("execution")
+        where = f" in {obs.phase.value}" if obs.phase else ""
+        out["observed"] = f"{obs.outcome.value}{where}, exit {obs.exit_code}; verdict obtained {obtained(r)}"
+        out["command"] = "\n".join(" ".join(c) for c in obs.commands)
+        out["diagnostics"] = "\n".join(f"{d.severity}: {d.file or ''}({d.line or ''}) [{d.phase.value}] {d.message}"
+                                       for d in obs.diagnostics) or "(none)"
     if ex:
-        out["execution"] = f"on {ex.get('gpu')}: {ex.get('status')}: {ex.get('detail')}\n{ex.get('output') or ''}"
-    b = r.get("behaviour")
+        out["execution"] = f"on {ex.gpu}: {ex.status.value}: {ex.detail}\n{ex.output}"
     if b:
-        out["behaviour"] = (f"{b['check']} ({b['what']}): {'ran' if b['ran'] else 'did not run'}"
-                            + (f"; the driver loaded {b['loaded']}" if b.get("loaded") else ""))
-    if sides:
-        out["seen"] = sides
-    if r.get("deviation"):
-        out["deviation"] = json.dumps(r["deviation"], indent=1)
+        out["behaviour"] = (f"{b.check} ({b.what}): {'ran' if b.ran else 'did not run'}"
+                            + (f"; the driver loaded {b.loaded}" if b.loaded else ""))
+    if seen:
+        out["seen"] = (seen.error or f"host __cplusplus {seen.host_cplusplus}, device {list(seen.device_cplusplus)}, "
+                       f"__CUDA_ARCH__ {list(seen.cuda_arch)}, module {list(seen.targets)}, "
+                       f"macros {list(seen.macros)}") + "".join(f"\n{w}" for w in seen.warnings)
+    if r.deviation:
+        out["deviation"] = json.dumps(r.deviation.to_json(), indent=1, sort_keys=True)
     return out
 
 
-def _differences(records: Sequence[dict]) -> list[dict]:
+def _differences(records: Sequence[Record]) -> list[dict]:
     """Return the (case, setting) pairs whose verdict differs between toolchains."""
     got = defaultdict(list)
     for r in records:
-        cfg = r["config"]
-        got[(r["case_id"], " ".join([cfg["std"], cfg["arch"], *cfg["flags"]]))].append(
-            (f"{cfg['toolchain']} {cfg['nvcc_version']}", r["verdict"]))
+        cfg = r.config
+        got[(r.case_id, " ".join([cfg.std, cfg.arch, *cfg.flags]))].append(
+            (f"{cfg.toolchain} {cfg.nvcc_version}", r.verdict.value))
     return [{"case": case, "setting": setting, "got": sorted(v)} for (case, setting), v in sorted(got.items())
             if len({verdict for _, verdict in v}) > 1]
 
@@ -110,16 +103,16 @@ def unpack(text: str):
     return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
-def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mapping],
+def render(records: Sequence[Record], summary: Mapping, cases: Mapping[str, Mapping],
            sections: Mapping[str, str]) -> str:
     """Return the page for one run: summary, differences between toolchains, the section matrix, and per
     section the compressed data of its rules, cases and results."""
-    several = len({r["config"]["fingerprint"] for r in records}) > 1
+    several = len({r.config.fingerprint for r in records}) > 1
     columns = sorted({_column(r) for r in records})
     col = {c: i for i, c in enumerate(columns)}
-    by_section: dict[str, list[dict]] = defaultdict(list)
+    by_section: dict[str, list[Record]] = defaultdict(list)
     for r in records:
-        by_section[r["section"]].append(r)
+        by_section[r.section].append(r)
     order = {k: i for i, k in enumerate(sections)}
     rows, blocks = [], []
     for section, recs in by_section.items():
@@ -129,15 +122,15 @@ def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mappin
         data = {"columns": len(columns), "rules": {}, "sources": {}, "groups": len(groups)}
         for r in recs:
             g, c = gi[_group(r, several)], col[_column(r)]
-            tallies[g][c][r["verdict"]] += 1
-            rule = data["rules"].setdefault(r["rule"], {"statement": "", "cases": {}})
-            case = cases.get(r["case_key"])
+            tallies[g][c][r.verdict.value] += 1
+            rule = data["rules"].setdefault(r.rule, {"statement": "", "cases": {}})
+            case = cases.get(r.case_key)
             if case and not rule["statement"]:
                 rule["statement"] = case.get("statement", "")
-            entry = rule["cases"].setdefault(r["case_id"], {"src": r["case_key"], "results": []})
+            entry = rule["cases"].setdefault(r.case_id, {"src": r.case_key, "results": []})
             entry["results"].append([g, c, _detail(r)])
-            if r["case_key"] not in data["sources"]:
-                data["sources"][r["case_key"]] = _sources(case)
+            if r.case_key not in data["sources"]:
+                data["sources"][r.case_key] = _sources(case)
         block = len(blocks)
         blocks.append({"id": f"data-{block}", "data": _pack(data)})
         for g, (flags, toolchain) in enumerate(groups):
@@ -145,7 +138,7 @@ def render(records: Sequence[dict], summary: Mapping, cases: Mapping[str, Mappin
             bad = sum(total[v] for v in ("FAIL", "UNRESOLVED", "XPASS"))
             rows.append({"section": section, "title": sections.get(section, ""), "flags": flags,
                          "toolchain": toolchain, "block": block, "group": g, "bad": bad,
-                         "rules": len({r["rule"] for r in recs if gi[_group(r, several)] == g}),
+                         "rules": len({r.rule for r in recs if gi[_group(r, several)] == g}),
                          "total": _cell(total), "cells": [_cell(t) for t in tallies[g]]})
     rows.sort(key=lambda x: (x["bad"] == 0, order.get(x["section"], 1e9), x["section"], x["flags"], x["toolchain"]))
     gpu = summary.get("gpu") or {}

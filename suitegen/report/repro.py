@@ -7,29 +7,29 @@ import shlex
 from pathlib import Path
 from typing import Mapping
 
-from suitegen.model import safe_file_name
+from suitegen.model import Alone, Batched, Record, plain, safe_file_name
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:120]
 
 
-def obtained(record: Mapping) -> str:
+def obtained(record: Record) -> str:
     """Say how a record's verdict was obtained: from a batch build, or from the item's own command."""
-    how = record.get("batch") or {}
-    if how.get("how") == "batch":
-        return f"from batch {how['id']} ({how['size']} members); its members' diagnostics split by region"
-    if not record.get("observed"):
+    how = record.batch
+    if isinstance(how, Batched):
+        return f"from batch {how.id} ({how.size} members); its members' diagnostics split by region"
+    if not record.observed:
         return "nothing was built"
-    why = f" ({how['why']})" if how.get("why") else ""
+    why = f" ({how.why})" if isinstance(how, Alone) and how.why else ""
     return f"from this item's own single-case command{why}, the one its reproducer runs"
 
 
-def folder_name(record: Mapping) -> str:
+def folder_name(record: Record) -> str:
     """Return an item's reproducer folder: its case, config and toolchain in words, and its config key (which
     covers the toolchain's fingerprint), so two toolchains of one version never share a folder."""
-    words = "-".join((record["case_id"], record["config"].get("toolchain", ""), record["config_id"]))
-    return f"{_slug(words)}-{record['config_key'][:8]}"
+    words = "-".join((record.case_id, record.config.toolchain, record.config_id))
+    return f"{_slug(words)}-{record.config_key[:8]}"
 
 
 def _comment(text: str) -> str:
@@ -37,7 +37,7 @@ def _comment(text: str) -> str:
     return "# " + re.sub(r"[\x00-\x1f\x7f]+", " ", text)
 
 
-def write_repro(folder: Path, record: dict, case: Mapping | None) -> Path | None:
+def write_repro(folder: Path, record: Record, case: Mapping | None) -> Path | None:
     """Write repro/<case>/ for a FAIL or UNRESOLVED: sources, run.sh with the exact commands, expected vs observed.
 
     Every line of run.sh is a comment or a command whose every word is quoted (shlex.quote): nothing in a
@@ -51,22 +51,21 @@ def write_repro(folder: Path, record: dict, case: Mapping | None) -> Path | None
     for name, text in case["files"].items():
         if safe_file_name(name):
             (target / name).write_text(text)
-    commands = (record.get("observed") or {}).get("commands") or []
-    lines = ["#!/bin/sh", _comment(f"{record['case_id']} under {record['config_id']}: {record['verdict']}"),
-             _comment(record["reason"][:300]), 'cd "$(dirname "$0")" || exit 1']
-    lines += [" ".join(shlex.quote(str(a)) for a in c) for c in commands]
-    if record.get("execution"):
+    obs = record.observed
+    lines = ["#!/bin/sh", _comment(f"{record.case_id} under {record.config_id}: {record.verdict.value}"),
+             _comment(record.reason[:300]), 'cd "$(dirname "$0")" || exit 1']
+    lines += [" ".join(shlex.quote(str(a)) for a in c) for c in (obs.commands if obs else ())]
+    if record.execution:
         lines.append("./main.out")
     (target / "run.sh").write_text("\n".join(lines) + "\n")
     (target / "run.sh").chmod(0o755)
-    obs = record.get("observed") or {}
-    text = [f"rule: {record['rule']}", f"statement: {case.get('statement', '')}",
-            f"verdict: {record['verdict']}: {record['reason']}", f"obtained: {obtained(record)}", "",
-            f"expected: {json.dumps(record['expected'], indent=1)}", "",
-            f"observed: {obs.get('outcome')} in phase {obs.get('phase')}, exit {obs.get('exit_code')}"]
-    text += [f"  {d['severity']}: {d.get('file') or ''}({d.get('line') or ''}) {d['message']}"
-             for d in obs.get("diagnostics", [])]
-    if record.get("execution"):
-        text.append(f"execution: {json.dumps(record['execution'], indent=1)}")
+    text = [f"rule: {record.rule}", f"statement: {case.get('statement', '')}",
+            f"verdict: {record.verdict.value}: {record.reason}", f"obtained: {obtained(record)}", "",
+            f"expected: {json.dumps(plain(record.expected), indent=1, sort_keys=True)}", "",
+            f"observed: {plain(obs and obs.outcome)} in phase {plain(obs and obs.phase)}, "
+            f"exit {obs and obs.exit_code}"]
+    text += [f"  {d.severity}: {d.file or ''}({d.line or ''}) {d.message}" for d in (obs.diagnostics if obs else ())]
+    if record.execution:
+        text.append(f"execution: {json.dumps(record.execution.to_json(), indent=1, sort_keys=True)}")
     (target / "expected-vs-observed.txt").write_text("\n".join(text) + "\n")
     return target

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from suitegen import resources
-from suitegen.model import Case, Record, UsageError
+from suitegen.model import Case, Record, RecordError, UsageError
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -113,13 +113,13 @@ class ResultsFile:
                 fcntl.flock(fh, fcntl.LOCK_UN)
         return data
 
-    def read(self) -> list[dict]:
+    def read(self) -> list[Record]:
         """Return every complete record, one per item (the last one written)."""
         return list(read_records(self.path))
 
     def done_keys(self) -> set[tuple[str, str]]:
         """Return the (case_key, config_key) pairs already judged."""
-        return {(r["case_key"], r["config_key"]) for r in self.read()}
+        return {r.key for r in self.read()}
 
 
 def _cut_partial_line(fh) -> None:
@@ -143,17 +143,30 @@ def _cut_partial_line(fh) -> None:
     fh.truncate(0)
 
 
-def read_records(path: Path, fields: tuple[str, ...] = ("case_key", "config_key")) -> Iterator[dict]:
-    """Yield the records of a JSON-lines file, one per value of ``fields``, the last written winning.
+def read_records(path: Path) -> Iterator[Record]:
+    """Yield the records of a results file, one per item, the last written winning.
+
+    Unreadable lines (an interrupted write) are skipped with one warning; a record of a schema version this
+    suitegen does not read, or a broken one, is a UsageError naming the file and line.
+    """
+    for number, data in _lines(path, ("case_key", "config_key")):
+        try:
+            yield Record.from_json(data)
+        except RecordError as exc:
+            raise UsageError(f"{path}, line {number}: {exc}") from None
+
+
+def _lines(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) of a JSON-lines file, one per value of ``fields``, the last written winning.
 
     Unreadable lines (an interrupted write) are skipped with one warning.
     """
     if not path.exists():
         return
     bad = 0
-    by_key: dict[tuple, dict] = {}
+    by_key: dict[tuple, tuple[int, dict]] = {}
     with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, 1):
             line = line.strip()
             if not line:
                 continue
@@ -162,9 +175,9 @@ def read_records(path: Path, fields: tuple[str, ...] = ("case_key", "config_key"
             except json.JSONDecodeError:
                 bad += 1
                 continue
-            key = tuple(rec.get(f) for f in fields)
+            key = tuple(rec.get(f) for f in fields) if isinstance(rec, dict) else (number,)
             by_key.pop(key, None)  # keep write order, last one wins
-            by_key[key] = rec
+            by_key[key] = number, rec
     if bad:
         print(f"suitegen: {path}: skipped {bad} incomplete line(s) (an interrupted write)", file=sys.stderr)
     yield from by_key.values()
@@ -201,7 +214,7 @@ def case_entry(case: Case) -> dict:
 
 
 def read_cases(folder: Path) -> dict[str, dict]:
-    return {c["key"]: c for c in read_records(folder / CASES, ("key",))}
+    return {c["key"]: c for _, c in _lines(folder / CASES, ("key",))}
 
 
 def merge(folders: Sequence[Path], out: Path) -> Path:
@@ -215,7 +228,7 @@ def merge(folders: Sequence[Path], out: Path) -> Path:
         for folder in folders:
             for record in read_records(folder / RESULTS):
                 results.append(record)
-            for case in read_records(folder / CASES, ("key",)):
+            for case in read_cases(folder).values():
                 cases.append(case)
         toolchains = {t["fingerprint"]: t for m in metas for t in m.get("toolchains", [])}
         merged = {**metas[0], "run_id": out.name, "merged_from": [str(f) for f in folders],

@@ -5,29 +5,29 @@ from collections import Counter, defaultdict
 from typing import Iterable, Mapping
 
 from suitegen.judge import behaviour
-from suitegen.model import Verdict
+from suitegen.model import Record, Verdict
 
 VERDICTS = [v.value for v in Verdict]
 COLUMNS = [("PASS", "pass"), ("FAIL", "fail"), ("XFAIL", "known dev"), ("XPASS", "xpass"),
            ("UNSUPPORTED", "unsupported"), ("UNRESOLVED", "unresolved")]
 
 
-def summarize(records: Iterable[dict], meta: dict | None = None) -> dict:
+def summarize(records: Iterable[Record], meta: dict | None = None) -> dict:
     """Return the summary.json content for a list of result records."""
     total: Counter = Counter()
     sections: dict[str, Counter] = defaultdict(Counter)
     toolchains: dict[str, Counter] = defaultdict(Counter)
     rules, cases, configs = set(), set(), set()
-    by_section: dict[str, list[dict]] = defaultdict(list)
+    by_section: dict[str, list[Record]] = defaultdict(list)
     for r in records:
-        by_section[r["section"]].append(r)
-        v = r["verdict"]
+        by_section[r.section].append(r)
+        v = r.verdict.value
         total[v] += 1
-        sections[r["section"]][v] += 1
-        toolchains[f'{r["config"]["toolchain"]} ({r["config"]["fingerprint"]})'][v] += 1
-        rules.add(r["rule"])
-        cases.add(r["case_key"])
-        configs.add(r["config_key"])
+        sections[r.section][v] += 1
+        toolchains[f"{r.config.toolchain} ({r.config.fingerprint})"][v] += 1
+        rules.add(r.rule)
+        cases.add(r.case_key)
+        configs.add(r.config_key)
     return {
         **(meta or {}),
         "results": sum(total.values()),

@@ -17,6 +17,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from suitegen.cases.fragment import parse
 from suitegen.model import FROZEN, UsageError
 from suitegen.synth import emit, ir, populate
 from suitegen.synth.reduce import walk
@@ -31,9 +32,10 @@ class Violation:
     """One forbidden line and what it needs around it.
 
     ``stmt`` and ``support`` are format strings: ``{T}`` the carrier's type, ``{x}`` its parameter (a
-    local of type T), ``{n}`` a suffix unique to the program. ``support`` is valid namespace-scope code
-    the line needs; ``include`` a header for the top of the file. ``side`` is where the function holding
-    the line runs; ``case`` names the rule's hand-written negative variant that does the same thing.
+    local of type T), ``{n}`` a suffix unique to the program. ``support`` is the valid code the line needs,
+    spliced as a fragment (``cases.fragment``): its ``#include`` lines at the top of the file, the rest at
+    namespace scope. ``side`` is where the function holding the line runs; ``case`` names the rule's
+    hand-written negative variant that does the same thing.
     """
 
     name: str
@@ -42,7 +44,6 @@ class Violation:
     stmt: str
     case: str
     support: str = ""
-    include: str = ""
     phase: str = "front-end"
 
 
@@ -97,7 +98,7 @@ VIOLATIONS: tuple[Violation, ...] = (
     Violation(name="long-double", rule="long-double/not-in-device-code", side="device", case="neg-device-local",
               stmt="long double sg_ld{n} = {x}; {x} += (int)sg_ld{n};"),
     Violation(name="typeid", rule="rtti/typeid-host-only", side="device", case="neg-device-type",
-              include="#include <typeinfo>", stmt="{x} += (typeid({T}) == typeid(int));"),
+              support="#include <typeinfo>", stmt="{x} += (typeid({T}) == typeid(int));"),
     Violation(name="dynamic-cast", rule="rtti/dynamic-cast-host-only", side="device", case="neg-device-pointer",
               support=("struct sg_B{n} {{ __host__ __device__ virtual ~sg_B{n}() {{}} }};\n"
                        "struct sg_D{n} : sg_B{n} {{ int value; }};"),
@@ -115,7 +116,7 @@ VIOLATIONS: tuple[Violation, ...] = (
     Violation(name="managed-local", rule="managed/device-function-needs-linkage", side="device",
               case="neg-automatic-device", stmt="__managed__ int sg_m{n}; {x} += sg_m{n};"),
     Violation(name="strlen", rule="standard-library/host-only-unless-stated", side="device",
-              case="neg-device-strlen", include="#include <cstring>",
+              case="neg-device-strlen", support="#include <cstring>",
               stmt="char sg_t{n}[3] = {{'a', (char){x}, 0}}; {x} += (int)std::strlen(sg_t{n});"),
     Violation(name="vla", rule="host-compiler-extensions/gnu-extensions-not-in-device-code", side="device",
               case="neg-device-variable-length-array",
@@ -256,7 +257,8 @@ def inject(program: ir.Program, violation: Violation, context: str, rng: random.
     wrappers = rng.randint(1, 3) if context == "chain" else rng.randint(0, 2)
     wrapped, call = _wrappers(v, wrappers, call, n, rng)
     block = [f"// injected: {v.name} ({v.rule}) in a {context}"]
-    block += v.support.format(n=n).splitlines() + carrier + wrapped
+    support = parse(v.support.format(n=n))
+    block += [*support.code, *carrier, *wrapped]
     stmt = f"(void)({call.replace('{arg}', str(rng.randint(0, 99)))});"
     open_at = lines.index(next(x for x in lines if x.startswith(f"namespace sg_{n} {{"))) + 2  # after the seed comment
     close_at = lines.index(f"}}  // namespace sg_{n}")
@@ -270,8 +272,7 @@ def inject(program: ir.Program, violation: Violation, context: str, rng: random.
         lines[close_at:close_at] = [f"void sg_host_{n}() {{", f"  {stmt}", "}"]
         depth = 1 + wrappers
     lines[open_at:open_at] = block
-    if v.include:
-        lines[0:0] = [v.include]
+    lines[0:0] = support.includes
     text = "\n".join(lines) + "\n"
     line = next(i for i, x in enumerate(lines, 1) if MARK in x)
     return Invalid(program=n, seed=program.seed, violation=v.name, rule=v.rule, context=context, depth=depth,

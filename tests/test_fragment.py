@@ -1,0 +1,97 @@
+"""Fragments: one analysis of a file decides what batching, composition and synth may splice; one naming of
+batch members; driver programs rendered from templates."""
+import pytest
+
+from suitegen.cases.compose import composable
+from suitegen.cases.fragment import parse
+from suitegen.cases.render import Renderer
+from suitegen.compilers import batch, members
+from suitegen.execute import host_values
+from suitegen.oracle import loader
+
+from conftest import REPO
+
+
+def test_a_file_s_includes_come_first_or_it_cannot_be_hoisted():
+    first = parse("#include <cstdio>\n\n// note\n#include \"a.h\"\nint x;\n")
+    assert first.includes == ("#include <cstdio>", '#include "a.h"') and first.fits_namespace
+    assert first.body == ("", "", "// note", "", "int x;"), "includes blanked: every line keeps its number"
+    assert first.code == ("", "// note", "int x;")
+    late = parse("int x;\n#include <cstdio>\n")
+    assert late.late_include and not late.fits_namespace and late.includes == ("#include <cstdio>",)
+
+
+def test_a_fragment_s_macros_are_undefined_after_it():
+    f = parse("#define N 3\n#  define M(x) x\n__device__ int f() { return M(N); }\n")
+    assert f.defines == ("N", "M") and f.fits_namespace
+    assert f.enclose("ns", "ns/main.cu") == ["namespace ns {", '#line 1 "ns/main.cu"', "#define N 3",
+                                             "#  define M(x) x", "__device__ int f() { return M(N); }", "}  // ns",
+                                             "#undef N", "#undef M"]
+
+
+@pytest.mark.parametrize("text", ['extern "C" __device__ int f();', "int x;\nint f() { return ::x; }",
+                                  "namespace std { struct S; }", "#pragma nv_diag_suppress 177", "#undef N",
+                                  "  ::f();"])
+def test_what_needs_global_scope(text):
+    assert parse(text).global_scope and not parse(text).fits_namespace
+
+
+@pytest.mark.parametrize("text", ["__device__ A<int>::type f(int *p) { return A<int>::type(*p); }",
+                                  "void *p = ::operator new(4);", "int g() { return S::m + f()::x; }"])
+def test_what_only_looks_global(text):
+    assert not parse(text).global_scope
+
+
+def test_a_fragment_s_main():
+    assert parse("int main() { return 0; }\n").plain_main and parse("int main(void) {}\n").mains == 1
+    two = parse("int main(int argc, char **argv) { return main(0, 0); }\n")
+    assert two.mains == 2 and not two.plain_main
+    assert parse("__device__ int f();\n").mains == 0
+
+
+def test_a_composition_takes_only_what_a_batch_could_take():
+    """One analysis: every composable case (one file, compile-only) can also be a batch member."""
+    cases = Renderer(REPO / "templates").render_all(loader.load(REPO / "oracle").rules)
+    composed = [c for c in cases if composable(c)]
+    assert len(composed) > 500 and all(batch.batchable(c) for c in composed)
+    # a type member (``T<int>::value``) is not a global qualifier: such cases compose, as they batch
+    assert any("::value" in c.files["main.cu"] for c in composed)
+
+
+def test_one_naming_of_batch_members():
+    assert members.member_name(3) == "sg_b3" and members.member_index("sg_b3") == 3
+    assert members.member_index("sg_bx") is None and members.member_index("other") is None
+    assert members.member_file(12, "main.cu") == "sg_b12/main.cu" and members.member_of("/t/sg_b12/main.cu") == 12
+    assert members.mangled(3) == "5sg_b3" and members.mangled(12) == "6sg_b12"
+    assert members.mentioned(f"undefined '_ZN{members.mangled(31)}1fEv'") == {31}
+    assert members.unqualified("undefined reference to `sg_b7::f()'") == "undefined reference to `f()'"
+    assert members.anonymous("_ZN5sg_b31fEv in sg_b3/main.cu; _ZNK6sg_b121gEv") == "_ZN1fEv in main.cu; _ZNK1gEv"
+
+
+def test_the_value_driver_calls_each_member_s_use():
+    assert host_values.driver([None, 3]) == """\
+#include <cstdio>
+#include <cstdlib>
+void use(int *out);
+namespace sg_b3 { void use(int *out); }
+int main(int argc, char **argv) {
+  int out = 0;
+  switch (argc > 1 ? std::atoi(argv[1]) : -1) {
+    case 0: use(&out); break;
+    case 1: sg_b3::use(&out); break;
+    default: return 3;
+  }
+  std::printf("SUITEGEN-VALUE: %d\\n", out);
+  return 0;
+}
+"""
+    assert host_values.VALUE_LINE.search("SUITEGEN-VALUE: -4\n").group(1) == "-4"
+
+
+def test_a_batched_program_s_dispatcher_brackets_each_member():
+    from test_batch import case
+    from suitegen.model import Mode
+    tu = batch.translation_unit([case("int main() { return 1; }\n", f"p{i}", mode=Mode.LINK) for i in range(2)])
+    assert tu.count("#include <cstdio>") == 1 and f'#line 1 "{batch.DISPATCH}"' in tu
+    assert f'std::printf("{batch.MEMBER_BEGIN} %d\\n", std::atoi(argv[a]));' in tu
+    assert f'std::printf("{batch.MEMBER_END} %d %d\\n", std::atoi(argv[a]), status);' in tu
