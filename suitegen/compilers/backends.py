@@ -41,6 +41,10 @@ class Backend(Protocol):
         an object (``COMPILE``), a device module (``FATBIN``) or a program; ``flags``: the case's and its
         mode's nvcc flags, beyond the config's."""
 
+    def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> list[str] | None:
+        """Return a command that runs the build's stages only up to its device front end (for a build expected
+        to be rejected there), or None where the compiler has none that runs the same front end."""
+
     def output(self, mode: Mode, config: Config) -> str:
         """Return the file name a build of this mode writes."""
 
@@ -78,6 +82,12 @@ def owning(path: str) -> Backend:
 def output_path(case: Case, config: Config, folder: Path) -> Path:
     """Return where a case's build writes its product in ``folder``."""
     return folder / of(config.toolchain.kind).output(case.variant.mode, config)
+
+
+def front_end_command(case: Case, config: Config) -> list[str] | None:
+    """Return the command that builds one case only up to its device front end, or None (see ``Backend``)."""
+    return of(config.toolchain.kind).front_end_command(config, case.variant.mode,
+                                                       (*case.variant.flags, *case.mode_flags), list(case.files))
 
 
 def command(case: Case, config: Config) -> list[str]:

@@ -224,6 +224,9 @@ class Clang:
     def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
         return classify(argv, returncode, text, duration)
 
+    def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
+        return None  # one process runs every stage
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         if any(t.startswith("compute_") for t in targets(config.arch)):
             return "clang embeds SASS for every target: a PTX-only target has no clang counterpart"

@@ -25,6 +25,23 @@ def compile_case(case: Case, config: Config, folder: Path, timeout: float = DEFA
     return cached_build(config, argv, dict(case.files), folder, timeout, cached, image)
 
 
+FRONT_END = Phase.CICC  # where a build's device front end rejects (nvcc's cicc)
+
+
+def front_end_build(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT,
+                    cached: bool = False) -> CompileResult | None:
+    """Build a case only up to its device front end, for an item expected to be rejected there: its result
+    where that front end rejected it, else None (no short command, or it got past: build it whole).
+
+    nvcc stops at its first failing stage, so a full build that cicc rejects ran the host side's
+    preprocessor and cudafe++ first, and nothing after cicc."""
+    argv = backends.front_end_command(case, config)
+    if argv is None:
+        return None
+    result = cached_build(config, argv, dict(case.files), folder, timeout, cached)
+    return result if result.outcome is Outcome.REJECTED and result.phase is FRONT_END else None
+
+
 def cached_build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,
                  cached: bool, image: bool = False) -> CompileResult:
     """Return the result of building ``files`` (text, or bytes: an object) with ``argv`` in ``folder``, through

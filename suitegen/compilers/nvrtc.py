@@ -176,6 +176,9 @@ class Nvrtc:
                                  output=text, duration=duration)
         return nvcc.classify(argv, returncode, text, duration)  # its log reads as nvcc's (see main)
 
+    def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
+        return None  # one process runs every stage
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return out_of_scope(case, config)
 

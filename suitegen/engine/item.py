@@ -10,7 +10,7 @@ from typing import Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends, batch
-from suitegen.compilers.compile import DLINK_LOG, MODULE, compile_case
+from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, item_name, now
 from suitegen.execute import host_values
@@ -20,7 +20,7 @@ from suitegen.judge.behaviour import AfterBuild, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, Twin, expectation_for, make_env, prepare, valid_dialects, verdict
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect,
-                            Judgement, Outcome, Phase, Record, Verdict, digest)
+                            Judgement, Outcome, PHASE_GROUPS, Phase, Record, Verdict, digest)
 
 BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
 REJECT_BATCH_SIZE = 64  # expected to be rejected: 1-3 errors each (measured), near cudafe++'s limit of 100
@@ -169,16 +169,41 @@ def _after(session: Session, case: Case, config: Config, after: AfterBuild, buil
 
 
 def run_one(session: Session, case: Case, config: Config) -> Record:
-    """Judge one item alone: nothing is built for an UNSUPPORTED or unhonoured config."""
-    started = now()
+    """Judge one item alone: nothing is built for an UNSUPPORTED or unhonoured config.
+
+    An item expected to be rejected by the device front end is first built only up to it; a verdict
+    other than PASS or XFAIL is never taken from that short build: the item is built whole and judged again,
+    so every FAIL's evidence and reproducer is the full command."""
     prep = _prepare(session, case, config)
+    if _front_end_first(prep):
+        record = _judge_alone(session, case, config, prep, short=True)
+        if record is not None and record.verdict in (Verdict.PASS, Verdict.XFAIL):
+            return record
+    return _judge_alone(session, case, config, prep, short=False)
+
+
+def _front_end_first(prep: Preparation) -> bool:
+    exp = prep.expectation
+    return (prep.final is None and prep.after is AfterBuild.NOTHING and exp is not None
+            and exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ()))
+
+
+def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation, short: bool) -> Record | None:
+    """Build and judge one item; ``short``: only up to its device front end (None where that did not reject it)."""
+    started = now()
     result = execution = None
     if prep.final is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
             folder = Path(tmp)
-            result = compile_case(case, config, folder, timeout=session.options.timeout,
-                                  cached=prep.after not in NEEDS_PRODUCT and not session.options.no_cache,
-                                  image=prep.after in NEEDS_MODULE)
+            if short:
+                result = front_end_build(case, config, folder, timeout=session.options.timeout,
+                                         cached=not session.options.no_cache)
+                if result is None:
+                    return None
+            else:
+                result = compile_case(case, config, folder, timeout=session.options.timeout,
+                                      cached=prep.after not in NEEDS_PRODUCT and not session.options.no_cache,
+                                      image=prep.after in NEEDS_MODULE)
             if result.outcome.accepted:
                 built = Built(module=folder / MODULE, product=backends.output_path(case, config, folder))
                 execution = _after(session, case, config, prep.after, built)

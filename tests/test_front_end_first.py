@@ -1,0 +1,57 @@
+"""A single build expected to be rejected by the device front end runs only up to it first (nvcc -ptx), on real nvcc."""
+import json
+
+import pytest
+
+from suitegen.frontends.cli import main
+
+from conftest import needs_nvcc, write_demo_oracle
+
+RULES = '''
+section = "demo"
+
+[[rule]]
+id = "host-call"
+statement = "A __global__ function may not call a __host__ function."
+template = "demo/call.cu.j2"
+phase = "front-end"
+diagnostic = "calling a __host__ function"
+
+  [[rule.variant]]
+  name = "neg"
+  expect = "reject"
+
+[[rule]]
+id = "host-call-misworded"
+statement = "The same program, expecting words nvcc does not print (so its verdict is FAIL)."
+template = "demo/call.cu.j2"
+phase = "front-end"
+diagnostic = "no such words"
+
+  [[rule.variant]]
+  name = "neg"
+  expect = "reject"
+'''
+TEMPLATE = '''\
+int h() { return 1; }
+__global__ void k(int *p) { *p = h(); {{ CHECK }}
+}
+'''
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_front_end_rejection_is_built_only_up_to_cicc_and_a_fail_comes_from_the_full_build(tmp_path, capsys):
+    orc, tpl = write_demo_oracle(tmp_path, RULES, {"call.cu.j2": TEMPLATE})
+    out = tmp_path / "run"
+    main(["run", "--oracle", str(orc), "--templates", str(tpl), "--std", "c++17", "--arch", "sm_90",
+          "--batch", "off", "--no-exec", "--out", str(out), "-q"])
+    err = capsys.readouterr().err
+    assert (out / "results.jsonl").exists(), err
+    records = {r["rule"]: r for r in map(json.loads, (out / "results.jsonl").open())}
+    passed, failed = records["demo/host-call"], records["demo/host-call-misworded"]
+    assert passed["verdict"] == "PASS" and passed["observed"]["phase"] == "cicc"
+    assert "-ptx" in passed["observed"]["commands"][0], "judged from the short build"
+    assert failed["verdict"] == "FAIL" and failed["observed"]["phase"] == "cicc"
+    command = failed["observed"]["commands"][0]
+    assert "-ptx" not in command and "-c" in command, "a FAIL's evidence is the full command"
