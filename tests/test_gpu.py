@@ -60,7 +60,7 @@ def test_fault_and_hang_fail_alone(planted, tmp_path):
     assert recs["run-0"]["verdict"] == "PASS" and recs["run-3"]["verdict"] == "PASS", proc.stderr
     assert recs["run-1"]["verdict"] == "FAIL" and "cudaError" in recs["run-1"]["reason"], recs["run-1"]["reason"]
     assert recs["run-2"]["verdict"] == "UNRESOLVED" and recs["run-2"]["execution"]["status"] == "timed-out"
-    assert recs["run-0"]["gpu"].startswith("GPU ")
+    assert recs["run-0"]["execution"]["gpu"].startswith("GPU ")
     assert proc.returncode == 1
 
 
