@@ -127,6 +127,7 @@ def test_a_timed_out_compile_leaves_no_process_behind(hanging, tmp_path):
     records = [json.loads(line) for line in lines(out)]
     timed_out = [r for r in records if r["observed"] and r["observed"]["outcome"] == "timed-out"]
     assert len(timed_out) == 2 and all(r["verdict"] == "UNRESOLVED" for r in timed_out)
+    assert all("-ptx" not in r["observed"]["commands"][0] for r in timed_out), "evidence from the full build"
     children = [int(p) for p in pids.read_text().split()]
-    assert len(children) == 2
+    assert len(children) == 4, "each item: its front-end build (-ptx), which hung, then its full build"
     wait_for(lambda: not any(alive(p) for p in children), timeout=10)

@@ -363,7 +363,8 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
         for rec in finished.result.records if finished.result else ():
             if rec.key not in recorded:
-                progress.update(results.append(rec)["verdict"])
+                results.append(rec)
+                progress.update(rec.verdict.value)
                 recorded.add(rec.key)
 
     stopped = None
