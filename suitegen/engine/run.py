@@ -361,11 +361,11 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
 
     def record(finished) -> None:
         # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
-        for rec in finished.result.records if finished.result else ():
-            if rec.key not in recorded:
-                results.append(rec)
-                progress.update(rec.verdict.value)
-                recorded.add(rec.key)
+        fresh = {r.key: r for r in (finished.result.records if finished.result else ()) if r.key not in recorded}
+        results.append_all(list(fresh.values()))
+        for rec in fresh.values():
+            progress.update(rec.verdict.value)
+        recorded.update(fresh)
 
     stopped = None
     try:

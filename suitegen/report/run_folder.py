@@ -98,20 +98,25 @@ class ResultsFile:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / name
 
-    def append(self, record: Record | dict) -> dict:
-        data = record.to_json() if isinstance(record, Record) else record
-        line = json.dumps(data, sort_keys=True) + "\n"
+    def append(self, record: Record | dict) -> None:
+        """Append one record (or cases.jsonl entry)."""
+        self.append_all([record])
+
+    def append_all(self, records: Sequence[Record | dict]) -> None:
+        """Append records as one locked write and one fsync: a unit's records land together or not at all."""
+        if not records:
+            return
+        text = "".join(json.dumps(r.to_json() if isinstance(r, Record) else r, sort_keys=True) + "\n" for r in records)
         # Several processes (xdist workers) may append to the same file: lock each write.
         with open(self.path, "a+b") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
                 _cut_partial_line(fh)
-                fh.write(line.encode())
+                fh.write(text.encode())
                 fh.flush()
                 os.fsync(fh.fileno())
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
-        return data
 
     def read(self) -> list[Record]:
         """Return every complete record, one per item (the last one written)."""
@@ -226,10 +231,8 @@ def merge(folders: Sequence[Path], out: Path) -> Path:
         results, cases = ResultsFile(out), ResultsFile(out, CASES)
         metas = [json.loads((f / META).read_text()) for f in folders]
         for folder in folders:
-            for record in read_records(folder / RESULTS):
-                results.append(record)
-            for case in read_cases(folder).values():
-                cases.append(case)
+            results.append_all(list(read_records(folder / RESULTS)))
+            cases.append_all(list(read_cases(folder).values()))
         toolchains = {t["fingerprint"]: t for m in metas for t in m.get("toolchains", [])}
         merged = {**metas[0], "run_id": out.name, "merged_from": [str(f) for f in folders],
                   "toolchains": list(toolchains.values()), "shard": None,
