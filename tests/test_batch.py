@@ -299,8 +299,9 @@ int main() {
 @needs_nvcc
 @pytest.mark.nvcc
 def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count(tmp_path):
-    """Members run in one process, one after another; a member that exits ends it, so those after it run
-    alone, and a member that fails runs (and is built) alone: its evidence is its single build and run."""
+    """Members run in one process, one after another; a member that exits ends it, so it runs alone and those
+    after it run together again in a fresh process; a member that fails runs (and is built) alone: its evidence is
+    its single build and run."""
     import dataclasses
 
     from suitegen.engine import session as engine
@@ -318,6 +319,7 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
                         "run-wrong": "FAIL"}, {n: r.reason for n, r in recs.items()}
     assert "in one process with the 4 other" in recs["run-first"].execution.detail
     assert recs["run-first"].execution.command[1:] == ("0",), "its reproducer is its own run"
-    assert recs["run-after"].execution.detail == "" and isinstance(recs["run-after"].batch, Batched), "run alone"
+    assert "in one process with the 2 other" in recs["run-after"].execution.detail, "after the exit: a fresh process"
+    assert isinstance(recs["run-after"].batch, Batched)
     for name in ("run-exits", "run-wrong"):
         assert isinstance(recs[name].batch, Alone) and "batch.out" not in recs[name].execution.command[0]

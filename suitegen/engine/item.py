@@ -307,9 +307,13 @@ def _device_check(session: Session, module: Path, check: AfterBuild, member: int
 
 def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "Member"],
                     afters: dict[str, AfterBuild]) -> dict[str, ExecResult]:
-    """Run the runtime members of each batched program that built, all in one process per program (a
-    process start and CUDA context each cost about 0.3 s); only their passes are kept: a member that
-    did not pass, or that a crash, hang or exit left unfinished, runs again alone."""
+    """Run the runtime members of each batched program that built in as few processes as they allow (a
+    process start and CUDA context each cost about 0.3 s); only their passes are kept.
+
+    The members run one after another in one process. Where one does not pass (it failed, or its crash,
+    hang or exit ended the process), it is left to run alone, and the members after it that did not pass
+    (a fault of its may have spoilt the context, or ended the process before them) run together again in a
+    fresh process: so one faulting member costs its neighbours one process, not one each."""
     groups: dict[Path, dict[int, str]] = {}
     for case in cases:
         member = built.get(case.key)
@@ -319,9 +323,14 @@ def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "M
     for path, members in groups.items():
         if len(members) < 2 or isinstance(session.fatbin, Deferred):  # deferred: each runs alone, elsewhere
             continue
-        ran = run_members(path, sorted(members), path.parent, session.options.exec_timeout, session.gpus.take())
-        shared = f"ran in one process with the {len(members) - 1} other runtime members of its batch program"
-        out.update({members[i]: replace(r, detail=shared) for i, r in ran.items() if r.status is ExecStatus.PASSED})
+        todo = sorted(members)
+        while len(todo) >= 2:
+            ran = run_members(path, todo, path.parent, session.options.exec_timeout, session.gpus.take())
+            shared = f"ran in one process with the {len(todo) - 1} other runtime members of its batch program"
+            passed = {i for i, r in ran.items() if r.status is ExecStatus.PASSED}
+            out.update({members[i]: replace(ran[i], detail=shared) for i in passed})
+            first = next((k for k, i in enumerate(todo) if i not in passed), len(todo))
+            todo = [i for i in todo[first + 1:] if i not in passed]
     return out
 
 
