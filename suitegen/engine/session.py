@@ -5,6 +5,7 @@ import difflib
 import fnmatch
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Sequence
@@ -124,29 +125,36 @@ def load_cases(opts: RunOptions):
 
 
 def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Session:
-    """Load and validate everything, probe the toolchains and the GPU; raise before any compile."""
-    if cases is None:
-        orc, cases = load_cases(opts)
-    else:
-        orc = oracle_mod.load(opts.oracle)
+    """Load and validate everything, probe the toolchains and the GPU; raise before any compile.
+
+    The probes (the toolchains, their features, the GPU) run beside the oracle's loading and rendering; an
+    oracle error is still the one reported first."""
     if opts.builds_to and opts.builds_from:
         raise UsageError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
-    if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
-        cache.use_store(cache.Store.REPLAY, opts.builds_from)
-        try:
-            toolchains = cache.load_toolchains(opts.builds_from)
-        except ValueError:
-            cache.leave_store()
-            raise
-    else:
-        toolchains = probe_toolchains(opts.nvcc, opts.toolchains)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        gpu_probe = pool.submit(detect_gpu)
+        probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains)
+        if cases is None:
+            orc, cases = load_cases(opts)
+        else:
+            orc = oracle_mod.load(opts.oracle)
+        if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
+            cache.use_store(cache.Store.REPLAY, opts.builds_from)
+            try:
+                toolchains = cache.load_toolchains(opts.builds_from)
+            except ValueError:
+                cache.leave_store()
+                raise
+            machine = {t.fingerprint: tc_mod.machine_features(t) for t in toolchains}
+        else:
+            toolchains, machine = probes.result()
+        gpu = gpu_probe.result()
     if opts.builds_to:
         cache.use_store(cache.Store.RECORD, opts.builds_to)
         cache.save_toolchains(toolchains)
-    gpu = detect_gpu()
     cc = compute_capability(gpu.devices[0]) if gpu.available and gpu.devices else None
     here = ({"gpu"} if gpu.available or opts.builds_to else set()) | ({f"{GPU_CC}{cc[0]}.{cc[1]}"} if cc else set())
-    features = {t.fingerprint: tc_mod.machine_features(t) | here for t in toolchains}
+    features = {t.fingerprint: machine[t.fingerprint] | here for t in toolchains}
     skipped = None
     if opts.builds_to:  # planned as a GPU run would be, so that everything it needs is built; nothing runs here
         return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
@@ -160,6 +168,12 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
     return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
                    options=opts, execution_skipped=skipped, gpus=gpus,
                    fatbin=FatbinRunner(gpus, opts.exec_timeout) if gpus else None)
+
+
+def _probed(specs: Sequence[str], toolchains_file: str | None) -> tuple[list[Toolchain], dict[str, frozenset[str]]]:
+    """Return the probed toolchains and each one's detected features (by fingerprint)."""
+    toolchains = probe_toolchains(specs, toolchains_file)
+    return toolchains, {t.fingerprint: tc_mod.machine_features(t) for t in toolchains}
 
 
 def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = None) -> list[Toolchain]:
