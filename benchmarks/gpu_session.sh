@@ -9,6 +9,7 @@
 # nightly profile with execution. Each step's log and run folder go to OUT,
 # with its wall time (the `time` line) and `where_time_goes.py` on its records.
 out=${1:?usage: gpu_session.sh OUT [steps]}; shift
+mkdir -p "$out"
 export SUITEGEN_CACHE="$out/cache"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
 nproc

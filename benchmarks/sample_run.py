@@ -6,7 +6,7 @@ Runs ``suitegen`` with the arguments after ``--`` in this process. Every ``--eve
 each thread, the innermost suitegen frame it is in (or the library call it waits in), and how busy the
 cores were over the last second (from /proc/stat). It prints, by 10% of the run, the cores' use and the
 threads' states, then the frames seen most. A thread waiting on a child process (a compiler, a program)
-is in ``procs.run``; one doing Python work holds or waits for the interpreter lock.
+is a "child of" its caller; one doing Python work holds or waits for the interpreter lock.
 """
 from __future__ import annotations
 
@@ -28,12 +28,16 @@ def cpu_times() -> tuple[int, int]:
 
 
 def where(frame) -> str:
-    """Return a thread's state: the innermost suitegen function it is in, with the call it waits in."""
-    inner = frame.f_code.co_name
+    """Return a thread's state: the innermost suitegen function it is in (past ``procs``: a wait on a child
+    names who started it), with the call it waits in."""
+    inner, child = frame.f_code.co_name, False
     while frame is not None:
         name = frame.f_code.co_filename
-        if "/suitegen/" in name:
-            return f"{Path(name).parent.name}/{Path(name).stem}.{frame.f_code.co_name} [{inner}]"
+        if name.endswith("/suitegen/procs.py"):
+            child = True
+        elif "/suitegen/" in name:
+            return (f"{'child of ' if child else ''}{Path(name).parent.name}/{Path(name).stem}."
+                    f"{frame.f_code.co_name} [{inner}]")
         frame = frame.f_back
     return f"[{inner}]"
 

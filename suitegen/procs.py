@@ -7,6 +7,7 @@ its result says nothing about the case and is never recorded.
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,6 +20,8 @@ from typing import Mapping, Sequence
 _live: set[subprocess.Popen] = set()
 _lock = threading.Lock()
 _stopping = threading.Event()
+_cores: threading.Semaphore | None = None  # see ``limit_cores``
+TRACE = "SUITEGEN_TRACE_CHILDREN"  # a file: every finished child appended as a JSON line (for benchmarks)
 
 
 class Stopped(Exception):
@@ -72,14 +75,35 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def limit_cores(n: int | None) -> None:
+    """Let at most ``n`` children that work the CPU (compilers, probes, host programs) run at once (None: no
+    limit). A run gives its unit threads more than that where GPU programs run, which hold no core while the
+    GPU serves them: so threads that wait on the GPU leave the cores to builds."""
+    global _cores
+    _cores = threading.Semaphore(n) if n else None
+
+
 def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
-        env: Mapping[str, str] | None = None) -> Completed:
-    """Run a child to completion or ``timeout``; on a timeout its whole group is killed.
+        env: Mapping[str, str] | None = None, core: bool = True) -> Completed:
+    """Run a child to completion or ``timeout``; on a timeout its whole group is killed. ``core``: it works
+    the CPU, so it waits for a core where they are limited (``limit_cores``); its timeout and duration start
+    once it has one.
 
     A child run in a folder (``cwd``: a scratch folder) gets it as its ``TMPDIR``: nvcc's ``tmpxft_*``
     files and the host compiler's then live there, and go with the folder even when the child is killed.
     Raises OSError if it cannot start and ``Stopped`` if the run is stopping.
     """
+    cores = _cores if core else None
+    if cores is not None:
+        cores.acquire()
+    try:
+        return _run(argv, timeout, cwd, env)
+    finally:
+        if cores is not None:
+            cores.release()
+
+
+def _run(argv: Sequence[str], timeout: float, cwd: Path | str | None, env: Mapping[str, str] | None) -> Completed:
     start = time.monotonic()
     if cwd is not None:
         env = {**(os.environ if env is None else env), "TMPDIR": str(Path(cwd).resolve())}
@@ -106,9 +130,20 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
         forget(proc)
     if _stopping.is_set():
         raise Stopped()
-    return Completed(argv=tuple(argv), returncode=None if timed_out else proc.returncode,
-                     output=out.decode(errors="replace"), timed_out=timed_out,
-                     duration=time.monotonic() - start)
+    done = Completed(argv=tuple(argv), returncode=None if timed_out else proc.returncode,
+                     output=out.decode(errors="replace"), timed_out=timed_out, duration=time.monotonic() - start)
+    if os.environ.get(TRACE):
+        _trace(os.environ[TRACE], done, start, cwd)
+    return done
+
+
+def _trace(path: str, done: Completed, start: float, cwd) -> None:
+    """Append one finished child to the trace file: when it started and ended (monotonic seconds), its
+    command, its folder's name and its exit status. One ``write`` of one line, so threads do not interleave."""
+    line = json.dumps({"start": round(start, 3), "end": round(start + done.duration, 3), "argv": list(done.argv),
+                       "cwd": Path(cwd).name if cwd else None, "rc": done.returncode}) + "\n"
+    with open(path, "a") as f:
+        f.write(line)
 
 
 def stop_all() -> int:

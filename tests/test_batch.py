@@ -132,6 +132,16 @@ def test_each_side_of_a_config_has_its_own_batch_size():
     assert [len(u.cases) for u in work] == [3, 1], "nvlink names each member's symbols: its rejections batch, first"
 
 
+def test_units_that_build_programs_come_first():
+    """Their runs queue for the GPU while the units after them build."""
+    objects = [case("__device__ int f();\n", f"o{i}") for i in range(6)]
+    programs = [case(f"int main() {{ return {i}; }}\n", f"p{i}", mode=Mode.LINK) for i in range(2)]
+    lone = case("", "lone", mode=Mode.LINK, files={"main.cu": "int main() { return 0; }\n", "other.cu": "int g();\n"})
+    work = units([(c, CFG) for c in [*objects, lone, *programs]])
+    assert [(u.cases[0].variant.mode, len(u.cases)) for u in work] == [
+        (Mode.LINK, 2), (Mode.LINK, 1), (Mode.COMPILE, 6)]
+
+
 SPLIT = [
     # an accepted batch: members' own diagnostics, each alone would give the same
     (result(Outcome.ACCEPTED_WITH_WARNINGS, diag("warning", "sg_b1/main.cu")),

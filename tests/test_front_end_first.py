@@ -55,3 +55,27 @@ def test_a_front_end_rejection_is_built_only_up_to_cicc_and_a_fail_comes_from_th
     assert failed["verdict"] == "FAIL" and failed["observed"]["phase"] == "cicc"
     command = failed["observed"]["commands"][0]
     assert "-ptx" not in command and "-c" in command, "a FAIL's evidence is the full command"
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("std", ["c++11", "c++20"])
+def test_the_short_build_of_sm_xx_runs_the_same_stages_as_compute_xx(tmp_path, std):
+    """Why configs sm_90 and compute_90 may share one short build: nvcc -ptx runs the same commands for both."""
+    import re
+    import shutil
+    import subprocess
+
+    from suitegen.compilers.nvcc import virtual_arch
+
+    (tmp_path / "main.cu").write_text("__global__ void k(int *p) { *p = __CUDA_ARCH__; }\n")
+
+    def stages(arch: str) -> list[str]:
+        done = subprocess.run([shutil.which("nvcc"), "--dryrun", f"-std={std}", arch, "-ptx", "main.cu", "-o", "main.ptx"],
+                              cwd=tmp_path, capture_output=True, text=True, check=True)
+        return [re.sub(r"tmpxft_\w+?_\d+", "TMP", line) for line in (done.stdout + done.stderr).splitlines()]
+
+    real, virtual = stages("-arch=sm_90"), stages(virtual_arch("-arch=sm_90"))
+    assert virtual_arch("-arch=sm_90") == "-arch=compute_90" and virtual_arch("-std=c++17") == "-std=c++17"
+    assert any("cicc" in line for line in real)
+    assert real == virtual

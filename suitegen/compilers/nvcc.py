@@ -1,6 +1,7 @@
 """nvcc as a backend: its command lines, how its ``-v`` output reads, and its probe."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -26,6 +27,11 @@ def arch_flags(arch: str) -> list[str]:
         num = target.split("_", 1)[1]
         out += ["-gencode", f"arch=compute_{num},code={target}"]
     return out
+
+
+def virtual_arch(arg: str) -> str:
+    """Return an ``-arch=sm_XX`` flag as ``-arch=compute_XX``; any other argument as it is."""
+    return re.sub(r"^-arch=sm_", "-arch=compute_", arg)
 
 
 def classify(argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
@@ -83,10 +89,15 @@ class Nvcc:
     def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> list[str] | None:
         """``-ptx`` of an object's one file: the device side's preprocessor and cicc, without the host side's
         preprocessor and cudafe++ that a full build runs first (about half a rejected build's time). Only
-        for one target, so that cicc runs for the same one target as in the full build."""
+        for one target, so that cicc runs for the same one target as in the full build.
+
+        It names the target's virtual architecture (``sm_90`` becomes ``compute_90``): for ``-ptx`` the two
+        give the same preprocessor and cicc commands (``nvcc --dryrun`` shows them equal but for temporary
+        names; a test checks it), so the configs ``sm_90`` and ``compute_90`` share one short build."""
         if mode is not Mode.COMPILE or "+" in config.arch or len(files) != 1:
             return None
-        return [*nvcc_argv(config, tuple(flags)), "-ptx", *files, "-o", "main.ptx"]
+        argv = [virtual_arch(a) for a in nvcc_argv(config, tuple(flags))]
+        return [*argv, "-ptx", *files, "-o", "main.ptx"]
 
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return None

@@ -20,7 +20,7 @@ from suitegen.judge.behaviour import AfterBuild, with_behaviour
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import Preparation, Twin, expectation_for, make_env, prepare, valid_dialects, verdict
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect,
-                            Judgement, Outcome, PHASE_GROUPS, Phase, Record, Verdict, digest)
+                            Judgement, Mode, Outcome, PHASE_GROUPS, Phase, Record, Verdict, digest)
 
 BATCH_SIZE = 128  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part
 REJECT_BATCH_SIZE = 64  # expected to be rejected: 1-3 errors each (measured), near cudafe++'s limit of 100
@@ -93,10 +93,18 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
         limit = size if accept else min(size, REJECT_BATCH_SIZE)
         for start in range(0, len(cases), limit):
             batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]))))
-    # Longest first, so no long unit is left for the end of a run: reject batches (their members may be
-    # built again, some alone, one after another), then the others by size, then single items.
-    batches.sort(key=lambda b: (b[0], -len(b[1].cases)))
-    return [unit for _, unit in batches] + out
+    # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
+    # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
+    # build. Then reject batches (their members may be built again, some alone, one after another), the
+    # others by size, then single items.
+    batches.sort(key=lambda b: (not _programs(b[1]), b[0], -len(b[1].cases)))
+    return ([unit for _, unit in batches if _programs(unit)] + [u for u in out if _programs(u)]
+            + [unit for _, unit in batches if not _programs(unit)] + [u for u in out if not _programs(u)])
+
+
+def _programs(unit: Unit) -> bool:
+    """Whether a unit builds programs (which may run on a GPU)."""
+    return unit.cases[0].variant.mode in (Mode.LINK, Mode.RDC_LINK)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

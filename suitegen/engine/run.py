@@ -354,7 +354,9 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     for unit in work:
         estimate.plan(id(unit), unit_kind(unit), len(unit.cases))
     procs.reset()
-    scheduler = Scheduler(partial(_timed, estimate, session), jobs=jobs, key=_leftovers_first)
+    procs.limit_cores(jobs)
+    scheduler = Scheduler(partial(_timed, estimate, session), jobs=jobs + gpu_waiters(session, jobs),
+                          key=_leftovers_first)
     scheduler.add(*work)
     recorded: set = set()
     latest = None  # the unit whose records were being appended when a stop came: kept whole
@@ -384,5 +386,14 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
             record(finished)
     finally:
         scheduler.stop()
+        procs.limit_cores(None)
         progress.close()
     return stopped, progress.done
+
+
+def gpu_waiters(session: Session, jobs: int) -> int:
+    """Return how many unit threads a run adds to its ``jobs`` (the children that may work the cores at once)
+    for units that wait on GPU programs meanwhile, where programs run on a GPU here: twice as many. The driver
+    starts one program's CUDA context at a time (about 0.19 s each on an H200, 16 started at once or not:
+    ``benchmarks/program_start.py``), so units wait there in a queue that holds no core."""
+    return 0 if session.execution_skipped else 2 * jobs

@@ -25,7 +25,7 @@ def run_program(program: Path, cwd: Path, timeout: float, gpu: tuple[str, str],
     """Run one built program (with ``args``: which member of a batched program) pinned to one GPU, and
     classify what it did."""
     done = procs.run((str(program), *args), timeout=timeout, cwd=cwd,
-                     env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0]))
+                     env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0]), core=False)
     if done.timed_out:
         return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no result after {timeout:g}s",
                           output=done.output, duration=done.duration, gpu=gpu[1], command=done.argv)
@@ -39,7 +39,7 @@ def run_members(program: Path, members: list[int], cwd: Path, timeout: float,
     the process, and the members it did not finish are missing. Each result's command is the member's
     own (the single run that reproduces it)."""
     done = procs.run((str(program), *map(str, members)), timeout=timeout, cwd=cwd,
-                     env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0]))
+                     env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0]), core=False)
     out = {}
     for m in MEMBER_OUTPUT.finditer(done.output):
         index = int(m.group("index"))

@@ -1,0 +1,39 @@
+"""Child processes: the limit on those that work the CPU, and the trace of every child."""
+import json
+import threading
+
+from suitegen import procs
+
+
+def _run_together(cmds, **kw):
+    threads = [threading.Thread(target=procs.run, args=(c,), kwargs=dict(timeout=30, **kw)) for c in cmds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def test_children_that_work_the_cpu_wait_for_a_core_and_gpu_programs_do_not(tmp_path):
+    log = tmp_path / "log"
+    child = ["sh", "-c", f"echo begin >> {log}; sleep 0.3; echo end >> {log}"]
+    procs.limit_cores(1)
+    try:
+        _run_together([child] * 3)
+        assert log.read_text().split() == ["begin", "end"] * 3, "one at a time"
+        log.unlink()
+        _run_together([child] * 3, core=False)
+        assert log.read_text().split()[:2] == ["begin", "begin"], "a GPU program takes no core"
+    finally:
+        procs.limit_cores(None)
+    log.unlink()
+    _run_together([child] * 2)
+    assert log.read_text().split()[:2] == ["begin", "begin"], "no limit once it is lifted"
+
+
+def test_every_child_is_traced_where_asked(tmp_path, monkeypatch):
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(procs.TRACE, str(trace))
+    procs.run(["sh", "-c", "exit 3"], timeout=30, cwd=tmp_path)
+    (line,) = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert line["argv"] == ["sh", "-c", "exit 3"] and line["rc"] == 3 and line["cwd"] == tmp_path.name
+    assert line["end"] >= line["start"]
