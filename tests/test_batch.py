@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from suitegen.compilers import batch, members
-from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, builds_programs, units
+from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, units
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
@@ -132,15 +132,14 @@ def test_each_side_of_a_config_has_its_own_batch_size():
     assert [len(u.cases) for u in work] == [3, 1], "nvlink names each member's symbols: its rejections batch, first"
 
 
-def test_units_that_build_programs_are_spread_over_the_first_part_of_a_run():
-    """Their runs queue for the GPU while the units between them build."""
-    objects = [case("__device__ int f();\n", f"o{i}", mode=Mode.COMPILE, files={"main.cu": "int f();\n", f"h{i}.cu": ""})
-               for i in range(8)]
-    programs = [case("", f"p{i}", mode=Mode.LINK, files={"main.cu": "int main() {}\n", f"q{i}.cu": ""}) for i in range(2)]
-    work = units([(c, CFG) for c in [*objects, *programs]])
-    kinds = ["P" if builds_programs(u) else "o" for u in work]
-    assert "".join(kinds) == "oPoooPoooo", "spread over the first 70%, each part in its order"
-    assert [u.cases[0].variant.name for u in work if not builds_programs(u)] == [f"o{i}" for i in range(8)]
+def test_units_that_build_programs_come_first():
+    """Their runs queue for the GPU while the units after them build."""
+    objects = [case("__device__ int f();\n", f"o{i}") for i in range(6)]
+    programs = [case(f"int main() {{ return {i}; }}\n", f"p{i}", mode=Mode.LINK) for i in range(2)]
+    lone = case("", "lone", mode=Mode.LINK, files={"main.cu": "int main() { return 0; }\n", "other.cu": "int g();\n"})
+    work = units([(c, CFG) for c in [*objects, lone, *programs]])
+    assert [(u.cases[0].variant.mode, len(u.cases)) for u in work] == [
+        (Mode.LINK, 2), (Mode.LINK, 1), (Mode.COMPILE, 6)]
 
 
 SPLIT = [

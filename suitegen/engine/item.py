@@ -93,30 +93,18 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
         limit = size if accept else min(size, REJECT_BATCH_SIZE)
         for start in range(0, len(cases), limit):
             batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]))))
-    # Longest first, so no long unit is left for the end of a run: reject batches (their members may be
-    # built again, some alone, one after another), then the others by size, then single items.
-    batches.sort(key=lambda b: (b[0], -len(b[1].cases)))
-    return spread([unit for _, unit in batches] + out, builds_programs, PROGRAMS_BY)
+    # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
+    # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
+    # build. Then reject batches (their members may be built again, some alone, one after another), the
+    # others by size, then single items.
+    batches.sort(key=lambda b: (not _programs(b[1]), b[0], -len(b[1].cases)))
+    return ([unit for _, unit in batches if _programs(unit)] + [u for u in out if _programs(u)]
+            + [unit for _, unit in batches if not _programs(unit)] + [u for u in out if not _programs(u)])
 
 
-PROGRAMS_BY = 0.7  # the part of a run's units within which those that build programs are spread
-
-
-def builds_programs(unit: Unit) -> bool:
+def _programs(unit: Unit) -> bool:
     """Whether a unit builds programs (which may run on a GPU)."""
     return unit.cases[0].variant.mode in (Mode.LINK, Mode.RDC_LINK)
-
-
-def spread(work: list[Unit], chosen, within: float) -> list[Unit]:
-    """Return the units with the ``chosen`` ones spread evenly over the first ``within`` of the list, each
-    part keeping its order. Programs queue for the GPU, which starts one process's CUDA context at a time
-    (about 0.19 s each on an H200): all of them first would leave the cores idle while threads wait there,
-    all of them last would leave the GPU's queue for the end."""
-    picked = [u for u in work if chosen(u)]
-    rest = [u for u in work if not chosen(u)]
-    place = [((i + 0.5) / len(picked) * within, 0, u) for i, u in enumerate(picked)]
-    place += [((i + 0.5) / len(rest), 1, u) for i, u in enumerate(rest)]
-    return [u for *_, u in sorted(place, key=lambda p: p[:2])]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
