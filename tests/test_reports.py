@@ -143,3 +143,25 @@ def test_a_nightly_sized_page_stays_small_fast_and_narrow(run_folder, tmp_path):
     dom = chromium_dom(f, tmp_path, hash_="")
     width, ms = (int(x) for x in re.search(r'data-done="(\d+)" data-ms="(\d+)"', dom).groups())
     assert width <= 1400 and ms < 2000
+
+
+def test_reports_kept_as_records_come_are_those_made_from_the_file(run_folder, tmp_path):
+    """A run adds its records to its reports as they come; what it writes is what a rebuild from the file writes."""
+    from suitegen.report.outputs import Reports, publish
+    from suitegen.report.run_folder import RESULTS, read_records
+    records = list(read_records(run_folder / RESULTS))
+    assert any(r.verdict.value == "FAIL" for r in records) and len(records) > 2
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for name in ("run.json", "cases.jsonl"):
+        shutil.copy(run_folder / name, kept / name)
+    reports = Reports(kept, {})
+    half = len(records) // 2
+    reports.add(records[:half])
+    reports.publish()  # a checkpoint halfway
+    reports.add(records[half:])
+    reports.publish()
+    publish(run_folder, {})
+    for name in ("junit.xml", "summary.json", "index.html"):
+        assert (kept / name).read_bytes() == (run_folder / name).read_bytes(), name
+    assert sorted(p.name for p in (kept / "repro").iterdir()) == sorted(p.name for p in (run_folder / "repro").iterdir())

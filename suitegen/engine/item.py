@@ -38,6 +38,7 @@ class Unit:
     cases: tuple[Case, ...]
     why: str = ""
     tried: tuple[str, ...] = ()
+    twins: bool = False  # a batch of diagnose items' twins (``twin_units``): it judges nothing
 
     def __str__(self) -> str:
         """The unit as an error names it: its first items, and how many more it holds."""
@@ -118,6 +119,8 @@ class Done:
 
 def run_unit(session: Session, unit: Unit) -> Done:
     """Judge the items of a unit; a batch leaves the items it could not judge with certainty to its caller."""
+    if unit.twins:
+        return run_twins(session, unit)
     if unit.why:
         return Done(records=[_alone(session, unit.cases[0], unit.config, unit.why, unit.tried)])
     if len(unit.cases) == 1:
@@ -223,18 +226,67 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
 
 
 def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:
-    """Build a diagnose case's program in the nearest dialect where it is valid that the toolchain honours;
-    None if it is not a diagnose case with a twin, or no such dialect is honoured."""
+    """Build a diagnose case's program in the nearest dialect where it is valid that the toolchain honours (or
+    take it from the run's twin batches, ``run_twins``); None if it is not a diagnose case with a twin, or no
+    such dialect is honoured."""
+    other = twin_config(session, case, config, prep)
+    if other is None:
+        return None
+    result = session.twins.get((case.key, other.key))  # waits where a twin batch is building it
+    if result is None:
+        with tempfile.TemporaryDirectory(prefix="suitegen-twin-") as tmp:
+            result = compile_case(case, other, Path(tmp), timeout=session.options.timeout,
+                                  cached=not session.options.no_cache)
+    return Twin(std=other.std, result=result)
+
+
+def twin_config(session: Session, case: Case, config: Config, prep: Preparation) -> Config | None:
+    """Return the config a diagnose case's twin is built under: the nearest dialect where its program is valid
+    that the toolchain honours; None if it has none."""
     if prep.expectation is None or prep.expectation.expect is not Expect.DIAGNOSE:
         return None
-    for std in valid_dialects(case, prep.env):
-        other = replace(config, std=std)
-        if session.unhonoured(other, case) is None:
-            with tempfile.TemporaryDirectory(prefix="suitegen-twin-") as tmp:
-                result = compile_case(case, other, Path(tmp), timeout=session.options.timeout,
-                                      cached=not session.options.no_cache)
-            return Twin(std=std, result=result)
-    return None
+    return next((other for std in valid_dialects(case, prep.env)
+                 if session.unhonoured(other := replace(config, std=std), case) is None), None)
+
+
+def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
+    """Return batches of the twins that the single diagnose items among ``work`` will need, one per twin config
+    (and batch group): a run builds them first, so those items take their twins from them (``run_twins``).
+
+    Planned without probing a config: the twin is taken to be built in the nearest dialect where the program is
+    valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone."""
+    groups: dict[tuple, tuple[Config, dict[str, Case]]] = {}
+    for unit in work if session.options.batch != "off" else ():
+        case, config = unit.cases[0], unit.config
+        if len(unit.cases) != 1 or not backends.of(config.toolchain.kind).batches or not batch.batchable(case):
+            continue
+        env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
+        if expectation_for(case, env).expect is not Expect.DIAGNOSE:
+            continue
+        for std in valid_dialects(case, env)[:1]:
+            other = replace(config, std=std)
+            groups.setdefault(batch.group_key(case, other), (other, {}))[1].setdefault(case.key, case)
+    out = [Unit(config=other, cases=tuple(cases[start:start + BATCH_SIZE]), twins=True)
+           for other, by_key in groups.values() for cases in [list(by_key.values())]
+           for start in range(0, len(cases), BATCH_SIZE) if len(cases) - start >= 2]
+    for unit in out:
+        session.twins.expect((c.key, unit.config.key) for c in unit.cases)
+    return out
+
+
+def run_twins(session: Session, unit: Unit) -> Done:
+    """Build a batch of twins (``twin_units``) and keep, in the session, each one the batch attributes with
+    certainty (``batch.split``: as its single build would give it); it judges nothing. A twin left out is
+    built alone by the item that needs it."""
+    built: dict[str, Member] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="suitegen-twins-") as tmp:
+            built = _build(session, unit.cases, unit.config, Path(tmp), {}, {c.key: None for c in unit.cases},
+                           {c.key: AfterBuild.NOTHING for c in unit.cases})
+    finally:  # a stop or a harness error too: the items waiting build their twins alone
+        session.twins.put([(c.key, unit.config.key) for c in unit.cases],
+                          {(key, unit.config.key): member.result for key, member in built.items()})
+    return Done(records=[])
 
 
 def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
@@ -471,6 +523,8 @@ def safe_run_unit(session: Session, unit: Unit) -> Done | None:
     except Exception:
         if procs.stopping():
             return None
+        if unit.twins:
+            return Done(records=[])  # its twins are built alone, by the items that need them
         tb = traceback.format_exc(limit=5)
         return Done(records=[Record.of(case=c, config=unit.config, result=None, started=now(),
                                        judgement=Judgement(verdict=Verdict.UNRESOLVED, reason=f"harness error: {tb}"))

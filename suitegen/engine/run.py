@@ -18,12 +18,12 @@ from pathlib import Path
 
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
-from suitegen.engine.item import safe_run_unit, units
+from suitegen.engine.item import safe_run_unit, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import UsageError, digest
-from suitegen.report.outputs import publish
+from suitegen.report.outputs import Reports
 from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run, new_run_id,
                                         read_cases, write_json)
 from suitegen.report.summary import table
@@ -184,7 +184,9 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
                 items_per_second=round(finished / wall, 2) if wall else None, unit_costs=estimate.costs(),
                 resume_command=resume if stopped else None)
     write_json(folder / META, meta)
-    summary = publish(folder, session.oracle.sections, meta)
+    # A stop may come between a record's write and its report: a stopped run's reports are made from its file.
+    reports = Reports(folder, session.oracle.sections, meta) if stopped else checkpoint.reports
+    summary = reports.publish(meta)
     print(table(summary))
     print(f"\n{summary['results']} results in {folder}; this run: {finished} items in {wall:.1f}s "
           f"({meta['items_per_second']} /s)" + (f"; {len(legs)} legs: {meta['wall_seconds']:.1f}s in all"
@@ -328,19 +330,21 @@ def _leftovers_first(unit) -> int:
 
 
 class Checkpoint:
-    """Rewrites a run's reports from its records now and then while it runs (at most every ``every`` seconds,
-    and never for more than a tenth of the time), so a run killed outright still leaves a page and a summary."""
+    """Keeps a run's reports as its records come, and writes them now and then while it runs (at most every
+    ``every`` seconds, and never for more than a tenth of the time), so a run killed outright still leaves a
+    page and a summary."""
 
     def __init__(self, folder: Path, sections, meta: dict, every: float | None = None):
         every = float(os.environ.get("SUITEGEN_CHECKPOINT_SECONDS", 60)) if every is None else every
-        self.folder, self.sections, self.meta, self.every = folder, sections, meta, every
+        self.reports = Reports(folder, sections, meta)
+        self.meta, self.every = meta, every
         self.last, self.cost = time.monotonic(), 0.0
 
     def __call__(self) -> None:
         if time.monotonic() - self.last < max(self.every, 10 * self.cost):
             return
         start = time.monotonic()
-        publish(self.folder, self.sections, dict(self.meta, running=now()))
+        self.reports.publish(dict(self.meta, running=now()))
         self.last = time.monotonic()
         self.cost = self.last - start
 
@@ -351,6 +355,7 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     ``checkpoint`` after each); return the stop signal (if any) and how many items finished."""
     estimate = estimate or Estimate(jobs=jobs)
     progress = Progress(total, enabled=not quiet, estimate=estimate)
+    work = [*twin_units(session, work), *work]  # first: the diagnose items among the rest take their twins there
     for unit in work:
         estimate.plan(id(unit), unit_kind(unit), len(unit.cases))
     procs.reset()
@@ -368,6 +373,8 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         for rec in fresh.values():
             progress.update(rec.verdict.value)
         recorded.update(fresh)
+        if checkpoint is not None:
+            checkpoint.reports.add(fresh.values())
 
     stopped = None
     try:

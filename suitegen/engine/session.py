@@ -5,8 +5,9 @@ import difflib
 import fnmatch
 import os
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -20,8 +21,34 @@ from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
-from suitegen.model import Case, Compiler, Config, ObservedConfig, Std, Toolchain, UsageError, arch_number
+from suitegen.model import Case, CompileResult, Compiler, Config, ObservedConfig, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
+
+
+class Twins:
+    """The twins of diagnose items that a run builds in batches (``item.twin_units``), by (case key, config key):
+    an item whose twin a batch is building waits for that batch; one no batch holds gets None."""
+
+    def __init__(self) -> None:
+        self._ready: dict[tuple[str, str], threading.Event] = {}
+        self._built: dict[tuple[str, str], CompileResult] = {}
+
+    def expect(self, keys) -> None:
+        """Note the twins a queued batch will build."""
+        for key in keys:
+            self._ready.setdefault(key, threading.Event())
+
+    def put(self, keys, built: dict) -> None:
+        """Keep what a batch built (``built``: the twins it attributed) and release the items waiting on ``keys``."""
+        self._built.update(built)
+        for key in keys:
+            self._ready[key].set()
+
+    def get(self, key: tuple[str, str]) -> CompileResult | None:
+        ready = self._ready.get(key)
+        if ready is not None:
+            ready.wait()
+        return self._built.get(key)
 
 
 @dataclass
@@ -37,6 +64,7 @@ class Session:
     execution_skipped: str | None = None  # None: runtime cases are executed
     gpus: GpuPool | None = None
     fatbin: FatbinRunner | None = None
+    twins: Twins = field(default_factory=Twins)
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:
         """Return what a build of this case's kind under this config does (probed once, see build.observe);

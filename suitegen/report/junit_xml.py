@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
+from xml.etree import ElementTree
+from xml.sax.saxutils import quoteattr
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -93,6 +95,47 @@ def write(records: Iterable[Record], path: Path | str, allow_xpass: bool = False
     xml = build(records, allow_xpass)
     xml.write(str(path))  # not pretty: junitparser's pretty printer (minidom) takes minutes on a nightly run
     return Path(path)
+
+
+class Testcases:
+    """Each record's testcase, made and serialised once as the record comes (``add``), written as one file like
+    ``write`` writes (``write_file``): a run's reports are kept up to date, not rebuilt from every record."""
+
+    def __init__(self, allow_xpass: bool = False):
+        self.allow_xpass = allow_xpass
+        # (toolchain, section) -> {(case id, config id): (testcase XML, time, result kind)}
+        self.cases: dict[tuple[str, str], dict[tuple[str, str], tuple[str, float, str]]] = defaultdict(dict)
+        self.fingerprints: set[str] = set()
+
+    def add(self, records: Iterable[Record]) -> None:
+        for r in records:
+            case = testcase(r, self.allow_xpass)
+            kind = ("failure" if case.is_failure else "error" if case.is_error
+                    else "skipped" if case.is_skipped else "")
+            self.cases[(r.config.toolchain, r.section)][(r.case_id, r.config_id)] = (
+                ElementTree.tostring(case._elem, encoding="unicode"), r.duration, kind)
+            self.fingerprints.add(r.config.fingerprint)
+
+    def write_file(self, path: Path | str) -> Path:
+        """Write the JUnit file: one testsuite per section, or per toolchain x section when there are several."""
+        several = len(self.fingerprints) > 1
+        suites: dict[str, list] = defaultdict(list)
+        for (toolchain, section), cases in self.cases.items():
+            suites[f"{toolchain}.{section}" if several else section] += cases.items()
+        parts, totals = [], Counter()
+        for name in sorted(suites):
+            cases = sorted(suites[name])
+            kinds = Counter(kind for _, (_, _, kind) in cases)
+            time = sum(t for _, (_, t, _) in cases)
+            totals.update(tests=len(cases), time=time, **kinds)
+            parts.append(f"<testsuite name={quoteattr(name)} tests=\"{len(cases)}\" errors=\"{kinds['error']}\" "
+                         f"failures=\"{kinds['failure']}\" skipped=\"{kinds['skipped']}\" time=\"{round(time, 3)}\">"
+                         + "".join(xml for _, (xml, _, _) in cases) + "</testsuite>")
+        head = (f"<?xml version='1.0' encoding='utf-8'?>\n<testsuites name=\"suitegen\" tests=\"{totals['tests']}\" "
+                f"failures=\"{totals['failure']}\" errors=\"{totals['error']}\" skipped=\"{totals['skipped']}\" "
+                f"time=\"{round(totals['time'], 3)}\">")
+        Path(path).write_text(head + "".join(parts) + "</testsuites>", encoding="utf-8")
+        return Path(path)
 
 
 def merge(inputs: Sequence[Path | str], output: Path | str) -> JUnitXml:
