@@ -1,12 +1,13 @@
 #!/bin/sh
 # The GPU checks a session that touches execution runs on the GPU machine, in one call:
-#   benchmarks/gpu_session.sh OUT [tests|quick|nvrtc|nightly-K-N ...]
+#   benchmarks/gpu_session.sh OUT [tests|quick|nvrtc|reference|clang|nightly|nightly-K-N|ref-nightly-K-N ...]
 # tests: the GPU-marked tests; quick: the quick profile with execution (batched, cold private cache);
 # nvrtc: the quick profile compiled by the toolkit's own NVRTC (beside the nvcc on PATH), with execution;
 # reference: the quick profile with execution from .ref/ (a `git archive` of an earlier commit, for verdict
 # comparisons), with a cache of its own, and ref-nightly-K-N its nightly shard; clang: the quick profile with execution, every build replayed from
 # the build store .store/clang-q (recorded where clang is, with --builds-to); nightly-K-N: shard K of N of the
-# nightly profile with execution. Each step's log and run folder go to OUT,
+# nightly profile with execution; nightly: the whole nightly profile with execution, its children traced
+# (benchmarks/children.py). Each step's log and run folder go to OUT,
 # with its wall time (the `time` line) and `where_time_goes.py` on its records.
 out=${1:?usage: gpu_session.sh OUT [steps]}; shift
 mkdir -p "$out"
@@ -29,6 +30,9 @@ for step in "$@"; do
     ref-nightly-*-*) shard=${step#ref-nightly-}
                  (cd .ref && SUITEGEN_CACHE="$out/refcache" PYTHONPATH="$PWD:$PYTHONPATH" python3 -m suitegen run \
                   --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step") > "$out/$step.log" 2>&1 ;;
+    nightly) SUITEGEN_TRACE_CHILDREN="$out/nightly-trace.jsonl" python3 -m suitegen run --profile nightly -q \
+             --out "$out/nightly" > "$out/nightly.log" 2>&1
+             python3 benchmarks/children.py "$out/nightly-trace.jsonl" >> "$out/nightly.log" ;;
     nightly-*-*) shard=${step#nightly-}
                  python3 -m suitegen run --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step" \
                  > "$out/$step.log" 2>&1 ;;

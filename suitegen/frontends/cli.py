@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="generate, compile and judge every case across the matrix")
     options.add_arguments(run, "run")
     run.add_argument("--out", metavar="DIR", help="run folder (default ./reports/<run-id>)")
-    run.add_argument("-j", "--jobs", type=int, default=0, help="parallel compiles (default: CPU count)")
+    run.add_argument("-j", "--jobs", type=int, default=0, help="children that work the CPU at once: compiles, probes, host programs (default: CPU count); GPU programs queue beside them")
     run.add_argument("--resume", metavar="RUN", help="continue a run (its id under ./reports, or its folder)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     run.add_argument("--corpus", metavar="DIR", help="run a materialised corpus (generated/<name>) "
