@@ -24,6 +24,13 @@ def test_junit_counts_match_summary(run_folder):
     assert c["tests"] == summary["results"] == 6
     assert c["failures"] == k["FAIL"] == 2 and c["errors"] == k["UNRESOLVED"]
     assert c["skipped"] == k["XFAIL"] + k["UNSUPPORTED"]
+    # the counts the file states, per suite and in all, are those of its testcases
+    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (c["tests"], c["failures"], c["errors"], c["skipped"])
+    for suite in xml:
+        cases = list(suite)
+        assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (
+            len(cases), sum(t.is_failure for t in cases), sum(t.is_error for t in cases),
+            sum(t.is_skipped for t in cases))
     case = next(tc for suite in xml for tc in suite if tc.is_failure)
     assert "expected" in case.result[0].text and "command:" in case.result[0].text
 

@@ -98,9 +98,8 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
     # build. Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items.
-    batches.sort(key=lambda b: (not _programs(b[1]), b[0], -len(b[1].cases)))
-    return ([unit for _, unit in batches if _programs(unit)] + [u for u in out if _programs(u)]
-            + [unit for _, unit in batches if not _programs(unit)] + [u for u in out if not _programs(u)])
+    batches.sort(key=lambda b: (b[0], -len(b[1].cases)))
+    return sorted([unit for _, unit in batches] + out, key=lambda unit: not _programs(unit))  # stable
 
 
 def _programs(unit: Unit) -> bool:
@@ -263,12 +262,15 @@ def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
         env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
         if expectation_for(case, env).expect is not Expect.DIAGNOSE:
             continue
-        for std in valid_dialects(case, env)[:1]:
-            other = replace(config, std=std)
+        nearest = valid_dialects(case, env)[:1]
+        if nearest:
+            other = replace(config, std=nearest[0])
             groups.setdefault(batch.group_key(case, other), (other, {}))[1].setdefault(case.key, case)
-    out = [Unit(config=other, cases=tuple(cases[start:start + BATCH_SIZE]), twins=True)
-           for other, by_key in groups.values() for cases in [list(by_key.values())]
-           for start in range(0, len(cases), BATCH_SIZE) if len(cases) - start >= 2]
+    out = []
+    for other, by_key in groups.values():
+        cases = list(by_key.values())
+        out += [Unit(config=other, cases=tuple(cases[start:start + BATCH_SIZE]), twins=True)
+                for start in range(0, len(cases), BATCH_SIZE) if len(cases) - start >= 2]
     for unit in out:
         session.twins.expect((c.key, unit.config.key) for c in unit.cases)
     return out

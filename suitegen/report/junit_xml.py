@@ -1,11 +1,12 @@
-"""JUnit XML, as Jenkins and GitLab read it, written with junitparser from result records."""
+"""JUnit XML, as Jenkins and GitLab read it, from result records: each testcase made with junitparser, the
+suites around them written with their counts (``Testcases``)."""
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from pathlib import Path
 from xml.etree import ElementTree
 from xml.sax.saxutils import quoteattr
-from pathlib import Path
 from typing import Iterable, Sequence
 
 from junitparser import Error, Failure, JUnitXml, Properties, Property, Skipped, TestCase, TestSuite
@@ -70,36 +71,10 @@ def testcase(r: Record, allow_xpass: bool = False) -> TestCase:
     return case
 
 
-def build(records: Iterable[Record], allow_xpass: bool = False) -> JUnitXml:
-    """Return JUnit XML: one testsuite per section, or per toolchain x section when there are several."""
-    records = list(records)
-    several = len({r.config.fingerprint for r in records}) > 1
-    suites: dict[str, TestSuite] = {}
-    grouped = defaultdict(list)
-    for r in records:
-        name = f"{r.config.toolchain}.{r.section}" if several else r.section
-        grouped[name].append(r)
-    xml = JUnitXml("suitegen")
-    for name in sorted(grouped):
-        suite = suites[name] = TestSuite(name)
-        # add_testcases counts once per suite (add_testcase recounts the suite for every case: quadratic)
-        suite.add_testcases([testcase(r, allow_xpass)
-                             for r in sorted(grouped[name], key=lambda r: (r.case_id, r.config_id))])
-        xml.add_testsuite(suite)
-    xml.update_statistics()
-    return xml
-
-
-def write(records: Iterable[Record], path: Path | str, allow_xpass: bool = False) -> Path:
-    """Write the JUnit file of a run's records."""
-    xml = build(records, allow_xpass)
-    xml.write(str(path))  # not pretty: junitparser's pretty printer (minidom) takes minutes on a nightly run
-    return Path(path)
-
-
 class Testcases:
-    """Each record's testcase, made and serialised once as the record comes (``add``), written as one file like
-    ``write`` writes (``write_file``): a run's reports are kept up to date, not rebuilt from every record."""
+    """A run's JUnit file: each record's testcase made (with junitparser) and serialised once, as the record
+    comes (``add``), and the file written from them (``write_file``), so a run's reports are kept up to date,
+    not rebuilt from every record."""
 
     def __init__(self, allow_xpass: bool = False):
         self.allow_xpass = allow_xpass
