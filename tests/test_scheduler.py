@@ -125,3 +125,40 @@ def test_a_stop_signal_in_an_inline_unit_is_the_callers():
     with pytest.raises(KeyboardInterrupt):
         next(s)
     assert len(s) == 0
+
+
+def test_a_lane_runs_no_more_units_at_once_than_its_cap_and_others_go_ahead():
+    running, most, ran, lock = {"p": 0}, {"p": 0}, [], threading.Lock()
+    release = threading.Event()
+
+    def work(unit):
+        with lock:
+            ran.append(unit)
+            if unit.startswith("p"):
+                running["p"] += 1
+                most["p"] = max(most["p"], running["p"])
+        if unit.startswith("p"):
+            release.wait(5)
+            with lock:
+                running["p"] -= 1
+        return Gave(unit)
+
+    s = Scheduler(work, jobs=4, lane=lambda u: "p" if u.startswith("p") else None, lanes={"p": 2})
+    s.add("p1", "p2", "p3", "p4", "c1", "c2")  # the lane's units first in order; only two of them may start
+    deadline = time.monotonic() + 5
+    while not {"c1", "c2"} <= set(ran) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert {"c1", "c2"} <= set(ran) and not {"p3", "p4"} & set(ran)  # the others went ahead of p3 and p4
+    release.set()
+    assert sorted(f.unit for f in s) == ["c1", "c2", "p1", "p2", "p3", "p4"]
+    assert most["p"] == 2
+
+
+def test_stop_ends_workers_waiting_behind_a_full_lane():
+    release = threading.Event()
+    s = Scheduler(lambda u: (release.wait(5), Gave(u))[1], jobs=3, lane=lambda u: "p", lanes={"p": 1})
+    s.add("p1", "p2", "p3")
+    time.sleep(0.1)
+    threading.Timer(0.2, release.set).start()
+    s.stop()  # p2 and p3 are dropped; the workers waiting for the lane end
+    assert [f.unit for f in s] == ["p1"]

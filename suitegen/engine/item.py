@@ -99,10 +99,10 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     # build. Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items.
     batches.sort(key=lambda b: (b[0], -len(b[1].cases)))
-    return sorted([unit for _, unit in batches] + out, key=lambda unit: not _programs(unit))  # stable
+    return sorted([unit for _, unit in batches] + out, key=lambda unit: not builds_programs(unit))  # stable
 
 
-def _programs(unit: Unit) -> bool:
+def builds_programs(unit: Unit) -> bool:
     """Whether a unit builds programs (which may run on a GPU)."""
     return unit.cases[0].variant.mode in (Mode.LINK, Mode.RDC_LINK)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
-from suitegen.engine.item import safe_run_unit, twin_units, units
+from suitegen.engine.item import builds_programs, safe_run_unit, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
@@ -360,8 +360,10 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         estimate.plan(id(unit), unit_kind(unit), len(unit.cases))
     procs.reset()
     procs.limit_cores(jobs)
+    # At most ``jobs`` units that build programs at once: however many of them wait in the GPU's queue, the
+    # other units keep threads enough to work every core.
     scheduler = Scheduler(partial(_timed, estimate, session), jobs=jobs + gpu_waiters(session, jobs),
-                          key=_leftovers_first)
+                          key=_leftovers_first, lane=_lane, lanes={PROGRAMS: jobs})
     scheduler.add(*work)
     recorded: set = set()
     latest = None  # the unit whose records were being appended when a stop came: kept whole
@@ -396,6 +398,13 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         procs.limit_cores(None)
         progress.close()
     return stopped, progress.done
+
+
+PROGRAMS = "programs"  # the scheduler's lane of the units that build programs
+
+
+def _lane(unit) -> str | None:
+    return PROGRAMS if builds_programs(unit) else None
 
 
 def gpu_waiters(session: Session, jobs: int) -> int:
