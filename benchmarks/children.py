@@ -23,7 +23,7 @@ def kind(child: dict) -> str:
     if tool in ("nvcc", "clang++", "clang++-22") or tool.startswith("clang"):
         if "-dlink" in argv:
             return "device link"
-        if "sg_value_main.cu" in argv:
+        if any(a.startswith("sg_value_main.") for a in argv):
             return "host-value link"
         if cwd.startswith("suitegen-observe-") or "probe.cu" in argv:
             return "config probe"
