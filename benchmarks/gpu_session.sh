@@ -18,7 +18,9 @@ for step in "$@"; do
   start=$(date +%s)
   case "$step" in
     tests) python3 -m pytest -m gpu tests -q -p no:cacheprovider > "$out/tests.log" 2>&1 ;;
-    quick) python3 -m suitegen run --profile quick -q --out "$out/quick" > "$out/quick.log" 2>&1 ;;
+    quick) SUITEGEN_TRACE_CHILDREN="$out/quick-trace.jsonl" python3 -m suitegen run --profile quick -q \
+           --out "$out/quick" > "$out/quick.log" 2>&1
+           python3 benchmarks/children.py "$out/quick-trace.jsonl" >> "$out/quick.log" ;;
     nvrtc) top=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
            lib=$(ls "$top"/lib64/libnvrtc.so.[0-9]* "$top"/targets/*/lib/libnvrtc.so.[0-9]* 2>/dev/null | head -n 1)
            python3 -m suitegen run --nvcc "$lib" --profile quick -q --out "$out/nvrtc" > "$out/nvrtc.log" 2>&1 ;;
@@ -34,13 +36,14 @@ for step in "$@"; do
              --out "$out/nightly" > "$out/nightly.log" 2>&1
              python3 benchmarks/children.py "$out/nightly-trace.jsonl" >> "$out/nightly.log" ;;
     nightly-*-*) shard=${step#nightly-}
-                 python3 -m suitegen run --profile nightly -q --shard "${shard%-*}/${shard#*-}" --out "$out/$step" \
-                 > "$out/$step.log" 2>&1 ;;
+                 SUITEGEN_TRACE_CHILDREN="$out/$step-trace.jsonl" python3 -m suitegen run --profile nightly -q \
+                 --shard "${shard%-*}/${shard#*-}" --out "$out/$step" > "$out/$step.log" 2>&1
+                 python3 benchmarks/children.py "$out/$step-trace.jsonl" >> "$out/$step.log" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
   rc=$?
   echo "== $step: exit $rc, $(( $(date +%s) - start )) s"
-  tail -n 12 "$out/$step.log"
+  tail -n 16 "$out/$step.log"
   [ -d "$out/$step" ] && python3 benchmarks/where_time_goes.py "$out/$step" | tail -n 6
 done
 rm -rf "$out/cache" "$out/refcache"
