@@ -86,3 +86,28 @@ def test_fatbin_runner_isolates_faults(tmp_path):
         assert runner.run(tmp_path / "m.fatbin", check("ok")).status is ExecStatus.PASSED
     finally:
         runner.close()
+
+
+def test_the_threads_share_a_pool_of_at_most_workers_processes(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from suitegen.execute.checks import DeviceCheck
+    from suitegen.execute.fatbin import FatbinRunner
+    worker = tmp_path / "worker.py"
+    worker.write_text(FAKE_WORKER)
+    runner = FatbinRunner(GpuPool("0", ()), timeout=5, command=(sys.executable, str(worker)), workers=2)
+
+    def check(kernel):
+        return runner.run(tmp_path / "m.fatbin", DeviceCheck(kernel=kernel, inputs=[("uint32", [1])], out="uint32",
+                                                             expected=[1])).status
+
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            assert set(pool.map(check, ["ok"] * 24)) == {ExecStatus.PASSED}
+        assert len(runner._all) == 2, "six threads, two workers"
+        assert check("die") is ExecStatus.CRASHED  # a faulting worker is replaced, and the pool goes on
+        with ThreadPoolExecutor(6) as pool:
+            assert set(pool.map(check, ["ok"] * 12)) == {ExecStatus.PASSED}
+        assert len(runner._all) == 3
+    finally:
+        runner.close()

@@ -1,7 +1,9 @@
 """Launches device-only modules (fatbins) through cupy in long-lived GPU worker processes.
 
 Many modules run per worker process; a worker that faults or hangs is killed (its whole process
-group) and replaced, so one bad kernel fails only its own case.
+group) and replaced, so one bad kernel fails only its own case. The workers are a pool the run's threads
+share (at most ``workers`` at once, started as needed): each holds a CUDA context, which the driver starts
+one at a time, so a worker per thread would make a run of many threads wait for contexts it barely uses.
 """
 from __future__ import annotations
 
@@ -32,13 +34,20 @@ def value_kernels(member: int | None) -> list[str]:
     return [f"_ZN{mangled(member)}{len(n)}{n}EPi" for n in VALUE_KERNELS]
 
 
-class FatbinRunner:
-    """Launches fatbin cases in long-lived cupy worker processes, one per thread, replaced after a fault."""
+Worker = tuple[subprocess.Popen, tuple[str, str]]  # a worker process, and the GPU (index, name) it runs on
 
-    def __init__(self, gpus: GpuPool, timeout: float, command: tuple[str, ...] | None = None):
-        self.gpus, self.timeout = gpus, timeout
+
+class FatbinRunner:
+    """Launches fatbin cases in a pool of long-lived cupy worker processes (at most ``workers``, shared by the
+    threads that ask), each replaced after a fault."""
+
+    def __init__(self, gpus: GpuPool, timeout: float, command: tuple[str, ...] | None = None,
+                 workers: int | None = None):
+        self.gpus, self.timeout, self.workers = gpus, timeout, max(workers or os.cpu_count() or 1, 1)
         self.command = command or (sys.executable, "-m", "suitegen.execute.gpu_worker")
-        self._local = threading.local()
+        self._cond = threading.Condition()
+        self._idle: list[Worker] = []
+        self._started = 0  # workers alive: idle or lent
         self._all: list[subprocess.Popen] = []
         self._held: dict[tuple, list[str] | None] = {}  # module file (path and stamp) -> the images it holds
 
@@ -57,16 +66,39 @@ class FatbinRunner:
                 return None
         return self._held[key]
 
-    def _worker(self) -> tuple[subprocess.Popen, tuple[str, str]]:
-        w = getattr(self._local, "worker", None)
-        if w is None or w[0].poll() is not None:
+    def _borrow(self) -> Worker:
+        """Return an idle worker, a new one while fewer than ``workers`` are alive, else wait for one."""
+        with self._cond:
+            while True:
+                while self._idle:
+                    w = self._idle.pop()
+                    if w[0].poll() is None:
+                        return w
+                    self._started -= 1  # it died while idle
+                if self._started < self.workers:
+                    self._started += 1
+                    break
+                self._cond.wait()
+        try:
             gpu = self.gpus.take()
             env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu[0], CUDA_MODULE_LOADING="EAGER")
             proc = procs.spawn(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, env=env)
+        except BaseException:
+            self._give_back(None)
+            raise
+        with self._cond:
             self._all.append(proc)
-            w = self._local.worker = (proc, gpu)
-        return w
+        return proc, gpu
+
+    def _give_back(self, w: Worker | None) -> None:
+        """Return a borrowed worker to the pool (None: it was discarded, so another may start)."""
+        with self._cond:
+            if w is None:
+                self._started -= 1
+            else:
+                self._idle.append(w)
+            self._cond.notify()
 
     def run(self, module: Path, check) -> ExecResult:
         """Launch one module's kernel as ``check`` says and compare with its expected values."""
@@ -109,16 +141,28 @@ class FatbinRunner:
         return self._ask({"load": str(module)}, ("suitegen.execute.gpu_worker", "--load", str(module)), module)
 
     def _ask(self, request: dict, argv: tuple[str, ...], module: Path) -> ExecResult:
-        """Send one request to this thread's worker; PASSED with the reply as output, or why not. A module
+        """Send one request to a worker of the pool; PASSED with the reply as output, or why not. A module
         holding no image this worker's GPU can run is not sent: NOT_RUN says what it holds."""
-        proc, gpu = self._worker()
+        w = self._borrow()
+        try:
+            result, keep = self._send(w, request, argv, module)
+        except BaseException:
+            self._discard(w[0])
+            self._give_back(None)
+            raise
+        self._give_back(w if keep else None)
+        return result
+
+    def _send(self, w: Worker, request: dict, argv: tuple[str, ...], module: Path) -> tuple[ExecResult, bool]:
+        """Return the worker's answer to one request, and whether the worker may serve again."""
+        proc, gpu = w
         targets = self._images(module)
         cc = compute_capability(gpu[1])
         loaded = loaded_code(targets, cc) if targets else ""
         if targets is not None and not (targets and runs_on(targets, cc)):
             held = f"it holds {', '.join(targets)}" if targets else "it holds no image (an empty fatbin)"
             return ExecResult(status=ExecStatus.NOT_RUN, exit_code=None, gpu=gpu[1], command=argv, output="",
-                              duration=0.0, detail=f"not run: {held}, nothing {gpu[1]} can run")
+                              duration=0.0, detail=f"not run: {held}, nothing {gpu[1]} can run"), True
         start = time.monotonic()
         try:
             proc.stdin.write(json.dumps(request) + "\n")
@@ -129,30 +173,31 @@ class FatbinRunner:
             line = ""
         took = time.monotonic() - start
         if procs.stopping():
-            raise procs.Stopped()
+            raise procs.Stopped()  # the worker is discarded (``_ask``)
         if line is None:
             self._discard(proc)
             return ExecResult(status=ExecStatus.TIMED_OUT, exit_code=None, detail=f"no reply after {self.timeout:g}s",
-                              output="", duration=took, gpu=gpu[1], command=argv, loaded=loaded)
+                              output="", duration=took, gpu=gpu[1], command=argv, loaded=loaded), False
         if not line:
             self._discard(proc)
             return ExecResult(status=ExecStatus.CRASHED, exit_code=proc.poll(), detail="the GPU worker died",
-                              output="", duration=took, gpu=gpu[1], command=argv, loaded=loaded)
+                              output="", duration=took, gpu=gpu[1], command=argv, loaded=loaded), False
         reply = json.loads(line)
         if not reply["ok"]:
             self._discard(proc)
             return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=reply["error"], output=line,
-                              duration=took, gpu=gpu[1], command=argv, loaded=loaded)
+                              duration=took, gpu=gpu[1], command=argv, loaded=loaded), False
         return ExecResult(status=ExecStatus.PASSED, exit_code=0, detail="", output=line, duration=took,
-                          gpu=gpu[1], command=argv, loaded=loaded)
+                          gpu=gpu[1], command=argv, loaded=loaded), True
 
     def _discard(self, proc: subprocess.Popen) -> None:
         procs.kill_group(proc)
         procs.forget(proc)
-        self._local.worker = None
 
     def close(self) -> None:
-        for proc in self._all:
+        with self._cond:
+            every = list(self._all)
+        for proc in every:
             if proc.poll() is None:
                 proc.stdin.close()
                 try:
