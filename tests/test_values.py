@@ -48,9 +48,19 @@ import json, sys
 for line in sys.stdin:
     req = json.loads(line)
     open(sys.argv[1], "a").write(json.dumps(req) + "\\n")
-    out = None if sys.argv[2] == "none" else [int(sys.argv[2])]
-    print(json.dumps({"ok": True, "out": out}), flush=True)
+    fault = sys.argv[2] == "fault"  # a batch request faults at its second member, after the first stored 43
+    out = None if sys.argv[2] == "none" else [43 if fault else int(sys.argv[2])]
+    if "values" in req and fault:
+        print(json.dumps({"ok": False, "error": "CUDADriverError: an illegal address", "out": [out]}), flush=True)
+        sys.exit(2)
+    print(json.dumps({"ok": True, "out": [out] * len(req["members"]) if "values" in req else out}), flush=True)
 '''
+
+
+def _requested(log):
+    """Return the fake worker's requests, and the kernel each member's check asked for first."""
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    return requests, [k[0] for r in requests for k in (r["members"] if "values" in r else [r["kernels"]])]
 
 
 def _oracle(tmp_path, extra="", side="host"):
@@ -145,14 +155,29 @@ def test_device_values_launch_the_members_value_kernel(tmp_path, answer, verdict
         session.close()
     assert all(r.verdict is verdict and says in r.reason for r in recs), \
         [r.reason for r in recs]
-    kernels = [json.loads(line)["kernels"][0] for line in log.read_text().splitlines()]
+    requests, kernels = _requested(log)
     members = {"_ZN5sg_b09sg_kernelEPi", "_ZN5sg_b19sg_kernelEPi", "_ZN5sg_b29sg_kernelEPi"}
     assert {k for k in kernels if "sg_b" in k} == members, "each member's own kernel"
+    assert "values" in requests[0] and len(requests[0]["members"]) == 3, "the batch's members in one request"
     if verdict is Verdict.PASS:
         assert len(kernels) == 3 and all(isinstance(r.batch, Batched) for r in recs)
     else:
         assert all(isinstance(r.batch, Alone) for r in recs) and kernels.count("_Z9sg_kernelPi") == 3, \
             "a FAIL is judged again alone"
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_the_members_after_a_fault_in_a_shared_value_request_are_checked_alone(tmp_path):
+    session, cfg, log = _session(tmp_path, *_oracle(tmp_path, side="device"), answer="fault")
+    try:
+        recs = batch_of(session, session.cases, cfg)
+    finally:
+        session.close()
+    assert all(r.verdict is Verdict.PASS and isinstance(r.batch, Batched) for r in recs), [r.reason for r in recs]
+    requests, kernels = _requested(log)
+    assert ["values" in r for r in requests] == [True, False, False], "the first member's out kept, then alone"
+    assert kernels[3:] == ["_ZN5sg_b19sg_kernelEPi", "_ZN5sg_b29sg_kernelEPi"]
 
 
 @needs_nvcc
@@ -198,4 +223,4 @@ def test_relocatable_device_code_gets_its_module_from_a_device_link(tmp_path):
     assert all(r.verdict is Verdict.PASS and r.behaviour.ran for r in recs), \
         [r.reason for r in recs]
     assert "nvcc -dlink" in recs[0].behaviour.what
-    assert len(log.read_text().splitlines()) == 3
+    assert len(_requested(log)[1]) == 3, "each member's check"

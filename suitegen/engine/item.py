@@ -312,6 +312,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
         built = _build(session, todo, config, Path(tmp), tried, hints, afters) if len(todo) > 1 else {}
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         hosted = _batch_host_values(session, todo, built, afters, config)
+        valued = _batch_device_values(session, todo, built, afters)
         grouped = _batch_programs(session, todo, built, afters)
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
@@ -327,8 +328,8 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                         loaded[member.built.module] = _after(session, case, config, after, member.built)
                     execution = loaded[member.built.module]
                 else:
-                    execution = hosted.get(case.key) or grouped.get(case.key) or _after(session, case, config, after,
-                                                                                         member.built)
+                    execution = (hosted.get(case.key) or valued.get(case.key) or grouped.get(case.key)
+                                 or _after(session, case, config, after, member.built))
             judgement = verdict(prep, case, member.result, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
@@ -393,6 +394,24 @@ def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "M
             out.update({members[i]: replace(ran[i], detail=shared) for i in passed})
             first = next((k for k, i in enumerate(todo) if i not in passed), len(todo))
             todo = [i for i in todo[first + 1:] if i not in passed]
+    return out
+
+
+def _batch_device_values(session: Session, cases: Sequence[Case], built: dict[str, "Member"],
+                         afters: dict[str, AfterBuild]) -> dict[str, ExecResult]:
+    """Run the device value checks of a batch's attributed members: one worker request per batch module, which
+    loads it once (``FatbinRunner.values``); each result is the one its own check gives."""
+    by_module: dict[Path, list[Case]] = {}
+    for case in cases:
+        member = built.get(case.key)
+        if member is not None and afters[case.key] is AfterBuild.DEVICE_VALUE and member.result.outcome.accepted:
+            by_module.setdefault(member.built.module, []).append(case)
+    out: dict[str, ExecResult] = {}
+    for module, members in by_module.items():
+        if len(members) < 2 or isinstance(session.fatbin, Deferred) or not module.exists():
+            continue  # one member, a recording run, or no module: each as ``_after`` does it
+        ran = session.fatbin.values(module, [(built[c.key].built.member, c.variant.value) for c in members])
+        out.update({c.key: r for c, r in zip(members, ran)})
     return out
 
 

@@ -37,6 +37,21 @@ def value_kernels(member: int | None) -> list[str]:
 Worker = tuple[subprocess.Popen, tuple[str, str]]  # a worker process, and the GPU (index, name) it runs on
 
 
+def _value_argv(module: Path, kernels: list[str]) -> tuple[str, ...]:
+    return ("suitegen.execute.gpu_worker", "--value", str(module), kernels[0])
+
+
+def _judged_value(result: ExecResult, got: list | None, expected: int) -> ExecResult:
+    """Return a value check's result from the out its kernel stored (None: the module has no value kernel)."""
+    if got is None:
+        bad = "the module has no value kernel (sg_kernel(int *) or use(int *))"
+    elif got[0] != expected:
+        bad = f"out[0]: expected {expected}, the device stored {got[0]}"
+    else:
+        return replace(result, detail=f"out[0] == {expected}")
+    return replace(result, status=ExecStatus.FAILED, detail=bad)
+
+
 class FatbinRunner:
     """Launches fatbin cases in a pool of long-lived cupy worker processes (at most ``workers``, shared by the
     threads that ask), each replaced after a fault."""
@@ -114,18 +129,29 @@ class FatbinRunner:
         """Run a value check: the case's value kernel (``member``: its namespace in a batch module), one
         thread, must store ``expected`` in out[0]."""
         kernels = value_kernels(member)
-        result = self._ask({"value": str(module), "kernels": kernels},
-                           ("suitegen.execute.gpu_worker", "--value", str(module), kernels[0]), module)
+        result = self._ask({"value": str(module), "kernels": kernels}, _value_argv(module, kernels), module)
         if result.status is not ExecStatus.PASSED:
             return result
-        got = json.loads(result.output)["out"]
-        if got is None:
-            bad = "the module has no value kernel (sg_kernel(int *) or use(int *))"
-        elif got[0] != expected:
-            bad = f"out[0]: expected {expected}, the device stored {got[0]}"
-        else:
-            return replace(result, detail=f"out[0] == {expected}")
-        return replace(result, status=ExecStatus.FAILED, detail=bad)
+        return _judged_value(result, json.loads(result.output)["out"], expected)
+
+    def values(self, module: Path, members: list[tuple[int | None, int]]) -> list[ExecResult]:
+        """Run the value checks of a batch module's members (member, expected) in one request to one worker,
+        the module loaded once; each result is what ``value`` gives it alone. The members from a fault on
+        (it ends the worker, and may have spoilt the context) are each checked alone, as ``value`` does."""
+        kernels = [value_kernels(member) for member, _ in members]
+        shared = self._ask({"values": str(module), "members": kernels},
+                           ("suitegen.execute.gpu_worker", "--values", str(module)), module)
+        try:
+            outs = json.loads(shared.output)["out"] if shared.output else []
+        except (ValueError, KeyError, TypeError):
+            outs = []
+        share = shared.duration / max(len(outs), 1)
+        reply = [json.dumps({"ok": True, "out": got, **({} if got else {"missing": names})}) + "\n"
+                 for names, got in zip(kernels, outs)]
+        done = [_judged_value(replace(shared, status=ExecStatus.PASSED, detail="", output=line, duration=share,
+                                      command=_value_argv(module, names)), got, expected)
+                for (_, expected), names, got, line in zip(members, kernels, outs, reply)]
+        return done + [self.value(module, member, expected) for member, expected in members[len(done):]]
 
     def cells(self, module: Path, launches: list[tuple[str, int, int, int]]) -> tuple[ExecResult, list | None]:
         """Launch generated programs' kernels (name, blocks, threads, buffer cells), each on a zeroed

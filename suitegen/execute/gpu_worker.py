@@ -3,7 +3,9 @@
 Protocol: one JSON request per stdin line, one JSON reply per stdout line. A request either launches a
 generated program's kernels (``cells``: each of ``launches`` on its own zeroed uint64 buffer), or a
 kernel and returns its output (``module``, ``kernel``, ...), runs a value check (``value``: launch the
-first of ``kernels`` the module has, one thread, on an int out[1] that starts at 0, and return out), or
+first of ``kernels`` the module has, one thread, on an int out[1] that starts at 0, and return out), the
+value checks of a batch module's members one after another (``values``: ``members`` holds each one's
+``kernels``; after a fault the reply has the outs of the members before it, and the worker exits), or
 only loads a module (``load``): with CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then
 resolves every kernel of the module, compiling its PTX where it holds no SASS for this GPU. The last few
 modules stay loaded, so the members of one batch module load it once. After a CUDA error the context may
@@ -38,6 +40,17 @@ def serve() -> int:
         return 1
     loaded: dict[str, object] = {}
 
+    def value(mod, kernels):
+        """Launch the first of ``kernels`` the module holds, one thread, on an int out[1] starting at 0;
+        return out, or None where it holds none of them."""
+        kernel = _first_kernel(mod, kernels, cupy.cuda.driver.CUDADriverError)
+        if kernel is None:
+            return None
+        out = cupy.zeros(1, dtype="int32")
+        kernel((1,), (1,), (out,))
+        cupy.cuda.runtime.deviceSynchronize()
+        return out.get().tolist()
+
     def get(path: str):
         """Load a module now (cuModuleLoad: with EAGER loading every kernel is resolved, PTX JIT-compiled);
         the last KEEP stay loaded, keyed by path and stamp, so a reused scratch path is loaded afresh."""
@@ -71,14 +84,21 @@ def serve() -> int:
                 continue
             if "value" in req:
                 mod = get(req["value"])
-                kernel = _first_kernel(mod, req["kernels"], cupy.cuda.driver.CUDADriverError)
-                if kernel is None:
-                    print(json.dumps({"ok": True, "out": None, "missing": req["kernels"]}), flush=True)
-                    continue
-                out = cupy.zeros(1, dtype="int32")
-                kernel((1,), (1,), (out,))
-                cupy.cuda.runtime.deviceSynchronize()
-                print(json.dumps({"ok": True, "out": out.get().tolist()}), flush=True)
+                out = value(mod, req["kernels"])
+                print(json.dumps({"ok": True, "out": out, **({} if out else {"missing": req["kernels"]})}),
+                      flush=True)
+                continue
+            if "values" in req:
+                mod = get(req["values"])
+                outs: list = []
+                try:
+                    for kernels in req["members"]:
+                        outs.append(value(mod, kernels))
+                except Exception as exc:  # the members before the fault keep their outs
+                    print(json.dumps({"ok": False, "error": f"{type(exc).__name__}: {exc}", "out": outs}),
+                          flush=True)
+                    return 2
+                print(json.dumps({"ok": True, "out": outs}), flush=True)
                 continue
             kernel = get(req["module"]).get_function(req["kernel"])
             args = [cupy.asarray(numpy.array(values, dtype=dtype)) for dtype, values in req["inputs"]]
