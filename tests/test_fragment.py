@@ -1,5 +1,7 @@
 """Fragments: one analysis of a file decides what batching, composition and synth may splice; one naming of
 batch members; driver programs rendered from templates."""
+import subprocess
+
 import pytest
 
 from suitegen.cases.compose import composable
@@ -7,6 +9,7 @@ from suitegen.cases.fragment import parse
 from suitegen.cases.render import Renderer
 from suitegen.compilers import batch, members
 from suitegen.execute import host_values
+from suitegen.model import ExecStatus
 from suitegen.oracle import loader
 
 from conftest import REPO
@@ -68,24 +71,23 @@ def test_one_naming_of_batch_members():
     assert members.anonymous("_ZN5sg_b31fEv in sg_b3/main.cu; _ZNK6sg_b121gEv") == "_ZN1fEv in main.cu; _ZNK1gEv"
 
 
-def test_the_value_driver_calls_each_member_s_use():
-    assert host_values.driver([None, 3]) == """\
-#include <cstdio>
-#include <cstdlib>
-void use(int *out);
-namespace sg_b3 { void use(int *out); }
-int main(int argc, char **argv) {
-  int out = 0;
-  switch (argc > 1 ? std::atoi(argv[1]) : -1) {
-    case 0: use(&out); break;
-    case 1: sg_b3::use(&out); break;
-    default: return 3;
-  }
-  std::printf("SUITEGEN-VALUE: %d\\n", out);
-  return 0;
-}
-"""
-    assert host_values.VALUE_LINE.search("SUITEGEN-VALUE: -4\n").group(1) == "-4"
+def test_the_value_driver_runs_the_members_it_is_given_in_one_process(tmp_path, monkeypatch):
+    (tmp_path / "uses.cpp").write_text("void use(int *out) { *out = -4; }\n"
+                                       "namespace sg_b3 { void use(int *out) { *out = 7; } }\n"
+                                       "namespace sg_b5 { void use(int *out) { __builtin_trap(); } }\n")
+    (tmp_path / "main.cpp").write_text(host_values.driver([None, 3, 5]))
+    subprocess.run(["g++", "main.cpp", "uses.cpp", "-o", "v.out"], cwd=tmp_path, check=True)
+    program, runs = tmp_path / "v.out", []
+    real = host_values.procs.run
+    monkeypatch.setattr(host_values.procs, "run", lambda argv, **kw: runs.append(argv[1:]) or real(argv, **kw))
+    ok, wrong = host_values.run_all(program, [-4, 8], timeout=10)
+    assert runs == [("0", "1")], "one process for both"
+    assert ok.status is ExecStatus.PASSED and ok.detail == "out[0] == -4" and ok.command == (str(program), "0")
+    assert wrong.status is ExecStatus.FAILED and "expected 8, the host stored 7" in wrong.detail
+    runs.clear()
+    results = host_values.run_all(program, [-4, 7, 1], timeout=10)
+    assert runs == [("0", "1", "2"), ("0",), ("1",), ("2",)], "the shared process crashed: each alone"
+    assert [r.status for r in results] == [ExecStatus.PASSED, ExecStatus.PASSED, ExecStatus.CRASHED]
 
 
 def test_a_batched_program_s_dispatcher_brackets_each_member():

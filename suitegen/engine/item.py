@@ -436,8 +436,8 @@ def _host_values(session: Session, obj: Path, config: Config, flags: Sequence[st
     program = host_values.link(obj, config, flags, list(members.values()), session.options.timeout)
     if isinstance(program, ExecResult):
         return {key: program for key in members}
-    return {key: host_values.run(program, i, values[key], session.options.exec_timeout)
-            for i, key in enumerate(members)}
+    ran = host_values.run_all(program, [values[key] for key in members], session.options.exec_timeout)
+    return dict(zip(members, ran))
 
 
 def batch_id(cases: Sequence[Case], config: Config) -> str:

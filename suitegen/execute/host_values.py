@@ -4,8 +4,9 @@
 The driver is plain C++ (a ``.cpp``): the compiler driver hands it to the host compiler alone, so linking
 costs the host compile and the link, not a CUDA compilation of the driver (about 0.1 s instead of 0.7 s).
 
-One driver serves every member of a batch object (its argument names the member), and each member runs
-in its own process, so a crash takes down only its own case.
+One driver serves every member of a batch object (its arguments name the members it runs, one after
+another). The members of one object run in one process (``run_all``); where that process does not exit 0
+(a crash, a hang) each member runs again in its own, so a crash takes down only its own case.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from suitegen.model import Config, ExecResult, ExecStatus, Mode, Outcome
 DRIVER = "sg_value_main.cpp"
 PROGRAM = "sg_value.out"
 VALUE_TAG = "SUITEGEN-VALUE"
-VALUE_LINE = re.compile(rf"^{VALUE_TAG}: (-?\d+)$", re.M)
+VALUE_LINE = re.compile(rf"^{VALUE_TAG} (\d+): (-?\d+)$", re.M)
 
 
 def driver(members: Sequence[int | None]) -> str:
@@ -50,17 +51,36 @@ def link(obj: Path, config: Config, flags: Sequence[str], members: Sequence[int 
     return folder / PROGRAM
 
 
+def run_all(program: Path, expected: Sequence[int], timeout: float) -> list[ExecResult]:
+    """Run every member of a linked driver (member i must print ``expected[i]``) in one process; a member is
+    run alone (``run``) where that process did not exit 0 (then every member is) or printed no value for it.
+    Each result's command is its own single run's."""
+    if len(expected) < 2:
+        return [run(program, i, value, timeout) for i, value in enumerate(expected)]
+    done = procs.run((str(program), *map(str, range(len(expected)))), timeout=timeout, cwd=program.parent)
+    found = {} if done.timed_out or done.returncode != 0 else {int(i): v for i, v in VALUE_LINE.findall(done.output)}
+    share = done.duration / len(expected)
+    return [_judged(found[i], value, exit_code=0, output=f"{VALUE_TAG} {i}: {found[i]}\n", duration=share,
+                    gpu="host", command=(str(program), str(i))) if i in found else run(program, i, value, timeout)
+            for i, value in enumerate(expected)]
+
+
 def run(program: Path, index: int, expected: int, timeout: float) -> ExecResult:
-    """Run member ``index`` of a linked driver: it must print ``expected``."""
+    """Run member ``index`` of a linked driver alone: it must print ``expected``."""
     done = procs.run((str(program), str(index)), timeout=timeout, cwd=program.parent)
     base = dict(exit_code=done.returncode, output=done.output[-2000:], duration=done.duration, gpu="host",
                 command=tuple(done.argv))
     if done.timed_out:
         return ExecResult(status=ExecStatus.TIMED_OUT, detail=f"no value after {timeout:g}s", **base)
-    found = VALUE_LINE.findall(done.output)
+    found = [v for i, v in VALUE_LINE.findall(done.output) if int(i) == index]
     if done.returncode != 0 or not found:
         return ExecResult(status=ExecStatus.CRASHED, detail=f"exited {done.returncode} without a value", **base)
-    got = int(found[-1])
+    return _judged(found[-1], expected, **base)
+
+
+def _judged(text: str, expected: int, **base) -> ExecResult:
+    """Return a value check's result from the value a member printed."""
+    got = int(text)
     if got != expected:
         return ExecResult(status=ExecStatus.FAILED, detail=f"out[0]: expected {expected}, the host stored {got}",
                           **base)
