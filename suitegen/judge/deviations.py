@@ -34,11 +34,29 @@ def _disagrees(dev: Deviation, exp: Expectation, value: bool) -> bool:
     return True  # a rejection expected: accepting it, or rejecting it for another reason, both disagree
 
 
+_by_rule: dict[int, tuple[tuple, dict[str, list[Deviation]]]] = {}  # id of an oracle's deviations -> them by rule
+
+
+def _of_rule(deviations: Iterable[Deviation], rule: str) -> Iterable[Deviation]:
+    """Return the deviations recorded for one rule (an oracle's tuple of them is indexed once)."""
+    if not isinstance(deviations, tuple):
+        return [d for d in deviations if d.rule == rule]
+    held = _by_rule.get(id(deviations))
+    if held is None or held[0] is not deviations:
+        index: dict[str, list[Deviation]] = {}
+        for dev in deviations:
+            index.setdefault(dev.rule, []).append(dev)
+        if len(_by_rule) >= 16:  # a process that loads many oracles (the tests) keeps only the latest
+            _by_rule.clear()
+        held = _by_rule[id(deviations)] = (deviations, index)
+    return held[1].get(rule, ())
+
+
 def covering(case: Case, env, deviations: Iterable[Deviation], exp: Expectation) -> list[Deviation]:
     """Return the recorded deviations that cover this case under this env and contradict its expectation."""
     names = _names(case)
-    return [dev for dev in deviations
-            if dev.rule == case.rule.id and dev.compiler is env.compiler and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
+    return [dev for dev in _of_rule(deviations, case.rule.id)
+            if dev.compiler is env.compiler and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
             and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp, case.variant.value is not None)
             and (dev.select is None or dev.select(case.variant.params))]
 
