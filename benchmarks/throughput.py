@@ -95,7 +95,7 @@ def main() -> int:
         print(f"  {r['name']:<22} wall {r['wall']:8.1f} s ({ref['wall'] / r['wall']:5.1f}x)   core-s "
               f"{r['cpu']:8.1f} ({ref['cpu'] / max(r['cpu'], 1e-9):5.1f}x)   {n / r['wall']:7.2f} items/s   "
               f"nvcc builds {builds(r['records'])}")
-    alone = collections.Counter(r.batch.why if isinstance(r.batch, Alone) else "not batched (mode, files or scope; a "
+    alone = collections.Counter(r.batch.why.split(":")[0] if isinstance(r.batch, Alone) else "not batched (mode, files or scope; a "
                                 "rejection by the host compiler or linker)"
                                 for r in cold["records"] if not isinstance(r.batch, Batched) and r.observed)
     built = sum(1 for r in cold["records"] if r.observed)

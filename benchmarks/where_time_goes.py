@@ -39,7 +39,7 @@ def main(folders: list[str]) -> None:
             if r.observed:
                 build[key] += r.duration
             if isinstance(r.batch, Alone):
-                why[r.batch.why] += 1
+                why[r.batch.why.split(':')[0]] += 1  # without what the batch saw
             if r.execution:
                 check = r.behaviour.check if r.behaviour else "runtime"
                 runs[check] += r.execution.duration

@@ -334,8 +334,9 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                                 execution_skipped=session.execution_skipped)
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
-                leftovers.append(Unit(config=config, cases=(case,), why=f"the batch said {judgement.verdict.value}",
-                                      tried=(member.source.id,)))
+                said = " ".join(judgement.reason.split())[:300]  # so a record says what the batch saw
+                leftovers.append(Unit(config=config, cases=(case,), tried=(member.source.id,),
+                                      why=f"the batch said {judgement.verdict.value}: {said}"))
                 continue
             records.append(Record.of(case=case, config=config, judgement=judgement, result=member.result,
                                      started=started, execution=execution,
