@@ -79,3 +79,37 @@ def test_the_short_build_of_sm_xx_runs_the_same_stages_as_compute_xx(tmp_path, s
     assert virtual_arch("-arch=sm_90") == "-arch=compute_90" and virtual_arch("-std=c++17") == "-std=c++17"
     assert any("cicc" in line for line in real)
     assert real == virtual
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80+sm_90"])
+def test_a_short_build_runs_the_full_build_s_front_end_stages_and_stands_only_where_its_first_cicc_failed(
+        tmp_path, arch):
+    """nvcc --dryrun shows the short command's device preprocessor and cicc commands to be the full build's, target
+    by target; with two targets, a rejection by the second target's cicc is no short verdict (in the full build
+    the first target's ptxas ran before it)."""
+    import subprocess
+
+    from suitegen.compilers import backends, nvcc_stages
+    from suitegen.engine.session import probe_toolchains
+    from suitegen.model import Config, Mode, Std
+
+    (toolchain,) = probe_toolchains()
+    config = Config(toolchain=toolchain, std=Std("c++17"), arch=arch)
+    nvcc = backends.of(toolchain.kind)
+    short = nvcc.front_end_command(config, Mode.COMPILE, (), ["main.cu"])
+    full = nvcc.build_command(config, Mode.COMPILE, (), ["main.cu"], "main.o")
+    assert short is not None and "-c" not in short and ("-ptx" in short or "-fatbin" in short)
+    if "+" in arch:  # the targets in the full build's order would be compiled in the other order
+        unordered = [*full[:full.index("-c")], "-fatbin", "main.cu", "-o", "main.fatbin"]
+        assert not nvcc_stages.same_front_end(toolchain, full, unordered)
+    for bad, first in ((90, "+" not in arch), (80, True)):
+        source = f"#if __CUDA_ARCH__ == {bad}0\n__device__ int f() {{ return undeclared_name(); }}\n#endif\n"
+        (tmp_path / "main.cu").write_text(source)
+        done = subprocess.run(short, cwd=tmp_path, capture_output=True, text=True)
+        if bad == 80 and "+" not in arch:
+            assert done.returncode == 0  # sm_90 alone never sees it
+            continue
+        assert done.returncode != 0 and "undeclared_name" in done.stdout + done.stderr
+        assert nvcc_stages.failed_at_first_front_end(done.stdout + done.stderr) is first

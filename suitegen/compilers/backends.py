@@ -45,6 +45,10 @@ class Backend(Protocol):
         """Return a command that runs the build's stages only up to its device front end (for a build expected
         to be rejected there), or None where the compiler has none that runs the same front end."""
 
+    def first_front_end(self, result: CompileResult) -> bool:
+        """Whether a short build (``front_end_command``) that its front end rejected stopped at the first
+        front end a full build runs (so the full build would stop there too, its host side passing)."""
+
     def output(self, mode: Mode, config: Config) -> str:
         """Return the file name a build of this mode writes."""
 

@@ -227,6 +227,9 @@ class Clang:
     def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
         return None  # one process runs every stage
 
+    def first_front_end(self, result: CompileResult) -> bool:
+        return False  # no short build
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         if any(t.startswith("compute_") for t in targets(config.arch)):
             return "clang embeds SASS for every target: a PTX-only target has no clang counterpart"

@@ -34,13 +34,15 @@ def front_end_build(case: Case, config: Config, folder: Path, timeout: float = D
     where that front end rejected it, else None (no short command, or it got past: build it whole).
 
     nvcc stops at its first failing stage, so a full build that cicc rejects ran the host side's
-    preprocessor and cudafe++ first, and nothing after cicc. Where the cache has the full build, None: it
-    serves that."""
+    preprocessor and cudafe++ first, and nothing after cicc. The short build's result stands only where it
+    stopped at its first cicc (with several targets, a later one's ran after the first one's ptxas in the
+    full build). Where the cache has the full build, None: it serves that."""
     argv = backends.front_end_command(case, config)
     if argv is None or (cached and cache.get(cache.key(config.toolchain, backends.command(case, config), case.files))):
         return None  # no short command, or the full build's result is in the cache already
     result = cached_build(config, argv, dict(case.files), folder, timeout, cached)
-    return result if result.outcome is Outcome.REJECTED and result.phase is FRONT_END else None
+    stopped = result.outcome is Outcome.REJECTED and result.phase is FRONT_END
+    return result if stopped and backends.of(config.toolchain.kind).first_front_end(result) else None
 
 
 def cached_build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,

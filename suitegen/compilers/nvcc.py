@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
-from suitegen.compilers import artifacts, diagnostics
+from suitegen.compilers import artifacts, diagnostics, nvcc_stages
 from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Outcome, Phase, Toolchain
 from suitegen.oracle.conditions import flag_features
 
@@ -87,17 +87,28 @@ class Nvcc:
         return classify(argv, returncode, text, duration)
 
     def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> list[str] | None:
-        """``-ptx`` of an object's one file: the device side's preprocessor and cicc, without the host side's
-        preprocessor and cudafe++ that a full build runs first (about half a rejected build's time). Only
-        for one target, so that cicc runs for the same one target as in the full build.
-
-        It names the target's virtual architecture (``sm_90`` becomes ``compute_90``): for ``-ptx`` the two
-        give the same preprocessor and cicc commands (``nvcc --dryrun`` shows them equal but for temporary
-        names; a test checks it), so the configs ``sm_90`` and ``compute_90`` share one short build."""
-        if mode is not Mode.COMPILE or "+" in config.arch or len(files) != 1:
+        """The build's device front end without its host side (the host preprocessor and cudafe++ that a full
+        build runs first): for one target ``-ptx``, naming the target's virtual architecture (``sm_90`` becomes
+        ``compute_90``, so the configs ``sm_90`` and ``compute_90`` share one short build); for several,
+        ``-fatbin`` with the targets in the order that makes nvcc compile them as the full build does.
+        Only for an object's one file, and only where ``nvcc --dryrun`` shows the short command's device
+        preprocessor and cicc commands to be the full build's (``nvcc_stages.same_front_end``)."""
+        if mode is not Mode.COMPILE or len(files) != 1:
             return None
-        argv = [virtual_arch(a) for a in nvcc_argv(config, tuple(flags))]
-        return [*argv, "-ptx", *files, "-o", "main.ptx"]
+        full = self.build_command(config, mode, flags, files, self.output(mode, config))
+        argv = nvcc_argv(config, tuple(flags))
+        if "+" not in config.arch:
+            short = [*(virtual_arch(a) for a in argv), "-ptx", *files, "-o", "main.ptx"]
+        else:  # nvcc -fatbin compiles the targets last to first
+            pairs = arch_flags(config.arch)
+            at = argv.index(pairs[0])
+            reversed_pairs = [x for i in range(len(pairs) - 2, -1, -2) for x in pairs[i:i + 2]]
+            short = [*argv[:at], *reversed_pairs, *argv[at + len(pairs):], "-fatbin", *files, "-o", "main.fatbin"]
+        return short if nvcc_stages.same_front_end(config.toolchain, full, short) else None
+
+    def first_front_end(self, result: CompileResult) -> bool:
+        """Whether a short build stopped at its first device front end (see ``nvcc_stages``)."""
+        return nvcc_stages.failed_at_first_front_end(result.output)
 
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return None

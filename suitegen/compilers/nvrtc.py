@@ -179,6 +179,9 @@ class Nvrtc:
     def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
         return None  # one process runs every stage
 
+    def first_front_end(self, result: CompileResult) -> bool:
+        return False  # no short build
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return out_of_scope(case, config)
 
