@@ -21,6 +21,8 @@ def kind(child: dict) -> str:
     argv, cwd = child["argv"], child.get("cwd") or ""
     tool = Path(argv[0]).name
     if tool in ("nvcc", "clang++", "clang++-22") or tool.startswith("clang"):
+        if "--dryrun" in argv:
+            return "dry run (stages listed)"
         if "-dlink" in argv:
             return "device link"
         if any(a.startswith("sg_value_main.") for a in argv):
@@ -31,7 +33,7 @@ def kind(child: dict) -> str:
             return "feature probe"
         if "batch.cu" in argv:
             return "batch build"
-        if "-ptx" in argv:
+        if "-ptx" in argv or "-fatbin" in argv and "-gencode" in argv:
             return "single build, front end only"
         return "single build"
     if tool == "sg_value.out":

@@ -18,32 +18,23 @@ import collections
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
+from figures import suitegen_run  # noqa: E402
 from suitegen.model import Alone, Batched, Record  # noqa: E402
 from suitegen.report.run_folder import RESULTS, read_records  # noqa: E402
 
 
-def run(name: str, argv: list[str], env: dict, out: Path) -> dict:
-    """Run one suitegen run as a child; return its wall time, core-seconds and records."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "suitegen", "run", "-q", "--out", str(out), *argv], env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode not in (0, 1):
-        sys.exit(f"{name}: suitegen run exited {proc.returncode}: {proc.stderr[-2000:]}")
-    records = list(read_records(out / RESULTS))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"name": name, "wall": wall, "cpu": cpu, "records": records}
+def run(name: str, argv: list[str], cache: Path, out: Path) -> dict:
+    """Run one suitegen run as a child (``figures.suitegen_run``); return its wall time, core-seconds and records."""
+    done = suitegen_run(ROOT, out, cache, *argv)
+    return {"name": name, "wall": done["wall"], "cpu": done["cpu"], "records": list(read_records(out / RESULTS))}
 
 
 def builds(records: list[Record]) -> int:
@@ -85,10 +76,10 @@ def main() -> int:
         records = list(read_records(Path(args.reference) / "reference" / RESULTS))
         ref = {"name": "reference (saved)", "wall": saved["wall"], "cpu": saved["cpu"], "records": records}
     else:
-        ref = run("reference", [*passthrough, "--batch", "off", "--no-cache"], env, root / "reference")
+        ref = run("reference", [*passthrough, "--batch", "off", "--no-cache"], cache, root / "reference")
         (root / "timing.json").write_text(json.dumps({"wall": ref["wall"], "cpu": ref["cpu"]}))
-    cold = run("batched, cold cache", [*passthrough, "--batch", "on"], env, root / "cold")
-    warm = run("batched, warm cache", [*passthrough, "--batch", "on"], env, root / "warm")
+    cold = run("batched, cold cache", [*passthrough, "--batch", "on"], cache, root / "cold")
+    warm = run("batched, warm cache", [*passthrough, "--batch", "on"], cache, root / "warm")
     n = len(ref["records"])
     print(f"throughput: {' '.join(passthrough)} on {platform.node()} ({os.cpu_count()} cores), {n} items")
     for r in (ref, cold, warm):
