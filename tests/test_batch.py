@@ -203,6 +203,15 @@ def test_a_batch_that_attributes_nobody_leaves_alone_the_members_it_names():
     assert [len(part) for part, _ in _again(silent, cases[:4], cases[:4], {}, {}, False)] == [2, 2], "halved"
 
 
+def test_a_diagnostic_in_one_member_s_region_naming_another_s_symbols_leaves_both_alone():
+    """The members a region and its message disagree about go alone; the rest are built together again, not halved."""
+    crossed = SPLIT[-1][0]  # member 1's error in member 0's file, and member 0's warning in member 1's
+    assert batch.split(crossed, 4) == [None] * 4
+    assert batch.suspects(crossed, 4) == {0, 1}
+    cases = [case("int x;\n", f"m{i}") for i in range(4)]
+    assert _again(crossed, cases, cases, {}, {}, peeling=False) == [([cases[2], cases[3]], False)]
+
+
 def test_a_phase_that_stops_at_one_member_s_error():
     """cicc stops at some errors (dynamic initialization of a function-scope static): members expected to
     give the same error are built alone, the rest together; without such a hint, two peels end it."""

@@ -57,14 +57,18 @@ def group_key(case: Case, config: Config) -> tuple:
 
 def suspects(result: CompileResult, size: int) -> set[int]:
     """Return the members to build alone where a batch attributes nobody: those with an error in their
-    own region, and those that an error or warning outside every region names by symbol."""
+    own region, those that an error or warning outside every region names by symbol, and both sides of a
+    diagnostic in one member's region that names another's symbols (which ``split`` cannot attribute)."""
     out: set[int] = set()
     for d in result.diagnostics:
         index = member_of(d.file)
+        named = mentioned(d.message) or set()
         if index is not None and d.severity in ("error", "fatal"):
             out.add(index)
         elif index is None and d.severity in ("error", "fatal", "warning"):
-            out |= mentioned(d.message) or set()
+            out |= named
+        if index is not None and named and named != {index} and d.severity in ("error", "fatal", "warning"):
+            out |= {index} | named
     return {i for i in out if i < size}
 
 
