@@ -71,7 +71,7 @@ def store() -> Store | None:
 def save_toolchains(toolchains: Sequence[Toolchain]) -> None:
     """Keep the identities of a run's toolchains in the store, for ``load_toolchains`` on another machine."""
     for tc in toolchains:
-        _write(cache_root() / "toolchains" / f"{tc.fingerprint}.json", json.dumps(tc.to_json()).encode())
+        write_file(cache_root() / "toolchains" / f"{tc.fingerprint}.json", json.dumps(tc.to_json()).encode())
 
 
 def load_toolchains(folder: Path | str) -> list[Toolchain]:
@@ -171,13 +171,13 @@ def put(k: str, result: CompileResult, artifact: str | None = None, image: bytes
     digests = {}
     for name, data in (("module", image), ("product", product)):
         if data is not None:
-            _write(_path(k).with_suffix(".fatbin" if name == "module" else ".product"), data)
+            write_file(_path(k).with_suffix(".fatbin" if name == "module" else ".product"), data)
             digests[name] = hashlib.sha256(data).hexdigest()
-    _write(_path(k), json.dumps({"key": k, "result": result.to_json(), "artifact": artifact,
+    write_file(_path(k), json.dumps({"key": k, "result": result.to_json(), "artifact": artifact,
                                  "module": digests.get("module"), "product": digests.get("product")}).encode())
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     """Write a file atomically (temp file, then rename); an unwritable cache only costs time."""
     tmp = None
     try:

@@ -102,7 +102,7 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
         why = done.output if done.returncode else f"nvcc exited 0, but {missing}"
         return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed)
     if k is not None:
-        cache._write(_blob(k, build.output), path.read_bytes())
+        cache.write_file(_blob(k, build.output), path.read_bytes())
     return Built(build=build, module=path, argv=tuple(argv), log=done.output, seconds=done.duration)
 
 

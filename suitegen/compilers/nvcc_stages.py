@@ -10,14 +10,18 @@ after the first target's ptxas, which the short command does not run before it.
 """
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import tempfile
 import threading
+from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
-from suitegen.model import Toolchain
+from suitegen.compilers.cache import write_file
+from suitegen.compilers.toolchain import cache_root
+from suitegen.model import Toolchain, digest
 
 # Options whose value names a file a stage writes or shares with its neighbours, and a flag that says which
 # stage makes the module id: they differ between a short and a full build, and change no diagnostic.
@@ -59,22 +63,48 @@ def front_end_stages(output: str) -> list[tuple[str, ...]]:
 
 def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[str], timeout: float = 60.0) -> bool:
     """Whether ``short`` runs the device front-end stages of ``full`` (``nvcc --dryrun`` of each, in one scratch
-    folder); asked once per toolchain and pair of commands."""
+    folder); asked once per toolchain and pair of commands, and kept in the cache (a build store too, so a
+    replaying machine without that nvcc takes the short builds it recorded)."""
     key = (toolchain.fingerprint, tuple(full), tuple(short))
     with _lock:
         if key in _seen:
             return _seen[key]
+    # kept by the toolchain's fingerprint and the commands' arguments (not nvcc's path), as builds are
+    path = cache_root() / "stages" / toolchain.fingerprint / f"{digest(list(full[1:]), list(short[1:]))}.json"
+    ident = {"fingerprint": toolchain.fingerprint, "full": list(full[1:]), "short": list(short[1:])}
+    same = _read(path, ident)
+    if same is None:
+        same = _ask(full, short, timeout)
+        if same is None:
+            return False  # nvcc could not be asked: no short build, and nothing kept
+        write_file(path, json.dumps({"key": ident, "same": same}).encode())
+    with _lock:
+        _seen[key] = same
+    return same
+
+
+def _read(path: Path, ident: dict) -> bool | None:
+    """Return a kept answer, or None where there is none (missing, corrupt, or another pair's)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != ident or not isinstance(data.get("same"), bool):
+        return None
+    return data["same"]
+
+
+def _ask(full: Sequence[str], short: Sequence[str], timeout: float) -> bool | None:
+    """Compare what ``nvcc --dryrun`` lists for the two commands; None where it could not be asked."""
     with tempfile.TemporaryDirectory(prefix="suitegen-stages-") as tmp:
         try:
             listed = [procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=tmp) for argv in (full, short)]
         except OSError:
-            return False
-    ok = all(d.returncode == 0 and not d.timed_out for d in listed)
+            return None
+    if any(d.timed_out for d in listed):
+        return None
     stages = [front_end_stages(d.output) for d in listed]
-    same = ok and bool(stages[0]) and stages[0] == stages[1]
-    with _lock:
-        _seen[key] = same
-    return same
+    return all(d.returncode == 0 for d in listed) and bool(stages[0]) and stages[0] == stages[1]
 
 
 def failed_at_first_front_end(output: str) -> bool:
