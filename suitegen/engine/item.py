@@ -50,10 +50,12 @@ class Unit:
 # each member's symbols. The host compiler's errors on cudafe++'s stub, and the host linker's warnings,
 # often name no member, so those rejections are built alone.
 BATCHED_REJECTIONS = ("front-end", "device-link", "device-back-end")
+DIAGNOSE = "diagnose"  # the side of items that must be diagnosed (by an error or a warning) and have a twin
 
 
 def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = ()) -> tuple | None:
-    """Return which way a build is expected to go: () accepted, (phase,) rejected there; None: build it alone.
+    """Return which way a build is expected to go: () accepted, (phase,) rejected there, (DIAGNOSE,) rejected or
+    warned; None: build it alone.
 
     The guide's expectation, or where a recorded deviation covers the item, what the toolchain was seen
     to do (a deviation seen rejected records no phase: alone). Batches are formed per side, so one
@@ -66,7 +68,7 @@ def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = 
     if seen:
         return () if seen[0].accepted else None
     if exp.expect is Expect.DIAGNOSE and case.variant.valid_in is not None:
-        return None  # judged with its twin build (run_one)
+        return (DIAGNOSE,)  # rejected or warned: together, each judged with its twin (``twin_units``)
     if exp.expect is not Expect.REJECT:
         return ()
     return (exp.phase,) if exp.phase in BATCHED_REJECTIONS else None
@@ -249,15 +251,16 @@ def twin_config(session: Session, case: Case, config: Config, prep: Preparation)
 
 
 def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
-    """Return batches of the twins that the single diagnose items among ``work`` will need, one per twin config
-    (and batch group): a run builds them first, so those items take their twins from them (``run_twins``).
+    """Return batches of the twins that the diagnose items among ``work`` will need (alone or batched), one per
+    twin config (and batch group): a run builds them first, so those items take their twins from them
+    (``run_twins``).
 
     Planned without probing a config: the twin is taken to be built in the nearest dialect where the program is
     valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone."""
     groups: dict[tuple, tuple[Config, dict[str, Case]]] = {}
-    for unit in work if session.options.batch != "off" else ():
-        case, config = unit.cases[0], unit.config
-        if len(unit.cases) != 1 or not backends.of(config.toolchain.kind).batches or not batch.batchable(case):
+    every = [(case, unit.config) for unit in work for case in unit.cases] if session.options.batch != "off" else []
+    for case, config in every:
+        if not backends.of(config.toolchain.kind).batches or not batch.batchable(case):
             continue
         env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
         if expectation_for(case, env).expect is not Expect.DIAGNOSE:
@@ -331,7 +334,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                     execution = (hosted.get(case.key) or valued.get(case.key) or grouped.get(case.key)
                                  or _after(session, case, config, after, member.built))
             judgement = verdict(prep, case, member.result, session.oracle.deviations, execution=execution,
-                                execution_skipped=session.execution_skipped)
+                                execution_skipped=session.execution_skipped, twin=_twin(session, case, config, prep))
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
                 said = " ".join(judgement.reason.split())[:300]  # so a record says what the batch saw
