@@ -34,12 +34,13 @@ def test_a_fragment_s_macros_are_undefined_after_it():
 
 @pytest.mark.parametrize("text", ['extern "C" __device__ int f();', "int x;\nint f() { return ::x; }",
                                   "namespace std { struct S; }", "#pragma nv_diag_suppress 177", "#undef N",
-                                  "  ::f();"])
+                                  "  ::f();", "template <> struct std::tuple_size<P> : std::integral_constant<int, 2> {};"])
 def test_what_needs_global_scope(text):
     assert parse(text).global_scope and not parse(text).fits_namespace
 
 
 @pytest.mark.parametrize("text", ["__device__ A<int>::type f(int *p) { return A<int>::type(*p); }",
+                                  "struct P : std::pair<int, int> {};",
                                   "void *p = ::operator new(4);", "int g() { return S::m + f()::x; }"])
 def test_what_only_looks_global(text):
     assert not parse(text).global_scope
