@@ -34,13 +34,14 @@ def test_a_fragment_s_macros_are_undefined_after_it():
 
 @pytest.mark.parametrize("text", ['extern "C" __device__ int f();', "int x;\nint f() { return ::x; }",
                                   "namespace std { struct S; }", "#pragma nv_diag_suppress 177", "#undef N",
-                                  "  ::f();", "template <> struct std::tuple_size<P> : std::integral_constant<int, 2> {};"])
+                                  "  ::f();", "template <> struct std::tuple_size<P> : std::integral_constant<int, 2> {};",
+                                  "export module m;", "module;\nexport module m;", "import m;"])
 def test_what_needs_global_scope(text):
     assert parse(text).global_scope and not parse(text).fits_namespace
 
 
 @pytest.mark.parametrize("text", ["__device__ A<int>::type f(int *p) { return A<int>::type(*p); }",
-                                  "struct P : std::pair<int, int> {};",
+                                  "struct P : std::pair<int, int> {};", "int module = 1;\nmodule = 2;\nimport(3);",
                                   "void *p = ::operator new(4);", "int g() { return S::m + f()::x; }"])
 def test_what_only_looks_global(text):
     assert not parse(text).global_scope

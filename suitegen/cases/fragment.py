@@ -4,7 +4,7 @@ Batching (``compilers.batch``) and composition (``cases.compose``) put fragments
 its own namespace. A fragment fits there only if its ``#include`` lines come first (they are hoisted to
 the top of the shared file) and nothing in it needs global scope or changes the rest of the translation
 unit: ``namespace std``, a std template specialised by its qualified name (``struct std::tuple_size<P>``),
-a global qualifier (``::x``; not ``T::x``, ``f()::x`` or ``::operator new``),
+a global qualifier (``::x``; not ``T::x``, ``f()::x`` or ``::operator new``), a module or import declaration,
 ``extern "C"``, ``#pragma`` or ``#undef``. The macros it defines are undefined after it.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ from suitegen.model import FROZEN, Case
 INCLUDE = re.compile(r"^\s*#\s*include\b")
 PLAIN = re.compile(r"^\s*(//.*)?$")  # a blank or comment-only line
 GLOBAL_SCOPE = re.compile(r"namespace\s+std\b|\b(?:struct|class|union)\s+std\s*::|^\s*::(?!\s*operator\b)"
-                          r"|(?<![\w:>)\]])::\s*(?!operator\b)\w|extern\s+\"C|#\s*(pragma|undef)", re.M)
+                          r"|(?<![\w:>)\]])::\s*(?!operator\b)\w|extern\s+\"C|#\s*(pragma|undef)"
+                          r"|^\s*(?:export\s+)?(?:module|import)\b(?!\s*[(=\[.])", re.M)
 DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 MAIN = re.compile(r"\bmain\s*\(")
 PLAIN_MAIN = re.compile(r"^int\s+main\s*\(\s*(void)?\s*\)", re.M)
