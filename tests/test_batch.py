@@ -342,3 +342,36 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
     assert isinstance(recs["run-after"].batch, Batched)
     for name in ("run-exits", "run-wrong"):
         assert isinstance(recs[name].batch, Alone) and "batch.out" not in recs[name].execution.command[0]
+
+
+@pytest.mark.parametrize("fate, processes, passed", [
+    ("all-fail", [[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5]], []),  # twice none passed: the rest run alone at once
+    ("first-spoils", [[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5]], [1, 2, 3, 4, 5]),
+    ("first-fails", [[0, 1, 2, 3, 4, 5]], [1, 2, 3, 4, 5]),
+])
+def test_a_batch_program_s_members_share_processes_until_the_program_fails_as_a_whole(monkeypatch, tmp_path, fate,
+                                                                                       processes, passed):
+    from types import SimpleNamespace
+
+    from suitegen.engine import item
+    from suitegen.judge.behaviour import AfterBuild
+    from suitegen.model import ExecResult, ExecStatus
+
+    calls = []
+
+    def run_members(path, todo, cwd, timeout, gpu):
+        calls.append(list(todo))
+        ok = {"all-fail": False, "first-spoils": len(calls) > 1, "first-fails": True}[fate]
+        return {i: ExecResult(status=ExecStatus.PASSED if ok and i else ExecStatus.FAILED, exit_code=0, detail="",
+                              output="", duration=0.1, gpu="GPU 0", command=()) for i in todo}
+
+    monkeypatch.setattr(item, "run_members", run_members)
+    session = SimpleNamespace(fatbin=object(), options=SimpleNamespace(exec_timeout=5),
+                              gpus=SimpleNamespace(take=lambda: ("0", "GPU 0")))
+    cases = [SimpleNamespace(key=f"k{i}") for i in range(6)]
+    built = {c.key: item.Member(result=result(Outcome.ACCEPTED), source=Batched(id="b", size=6),
+                                built=item.Built(module=tmp_path / "m", product=tmp_path / "batch.out", member=i))
+             for i, c in enumerate(cases)}
+    out = item._batch_programs(session, cases, built, {c.key: AfterBuild.PROGRAM for c in cases})
+    assert calls == processes
+    assert sorted(out) == [f"k{i}" for i in passed], "the others run alone, as _after does"

@@ -380,7 +380,9 @@ def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "M
     The members run one after another in one process. Where one does not pass (it failed, or its crash,
     hang or exit ended the process), it is left to run alone, and the members after it that did not pass
     (a fault of its may have spoilt the context, or ended the process before them) run together again in a
-    fresh process: so one faulting member costs its neighbours one process, not one each."""
+    fresh process: so one faulting member costs its neighbours one process, not one each. After two such
+    processes in a row where no member passed (the program fails as a whole: its module does not load, say),
+    the rest run alone at once, not one fewer per process."""
     groups: dict[Path, dict[int, str]] = {}
     for case in cases:
         member = built.get(case.key)
@@ -390,12 +392,13 @@ def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "M
     for path, members in groups.items():
         if len(members) < 2 or isinstance(session.fatbin, Deferred):  # deferred: each runs alone, elsewhere
             continue
-        todo = sorted(members)
-        while len(todo) >= 2:
+        todo, barren = sorted(members), 0
+        while len(todo) >= 2 and barren < 2:
             ran = run_members(path, todo, path.parent, session.options.exec_timeout, session.gpus.take())
             shared = f"ran in one process with the {len(todo) - 1} other runtime members of its batch program"
             passed = {i for i, r in ran.items() if r.status is ExecStatus.PASSED}
             out.update({members[i]: replace(ran[i], detail=shared) for i in passed})
+            barren = 0 if passed else barren + 1
             first = next((k for k, i in enumerate(todo) if i not in passed), len(todo))
             todo = [i for i in todo[first + 1:] if i not in passed]
     return out
