@@ -59,3 +59,31 @@ def test_twins_are_built_in_one_batch_and_judge_as_single_twins_do(tmp_path, mon
     negs = [r for r in batched.values() if r["variant"] == "neg"]
     assert len(negs) == 3 and {r["verdict"] for r in negs} == {"PASS"}, capsys.readouterr().err
     assert all("not given under c++14" in r["reason"] for r in negs)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_batch_whose_twins_no_run_planned_builds_them_together(tmp_path, monkeypatch):
+    """The pytest plugin runs units without a run's twin batches: a batch of diagnose items builds their twins
+    in one batch of its own, not one by one."""
+    from suitegen.engine.item import run_all, units
+    from suitegen.engine.options import RunOptions, resolve_profile
+    from suitegen.engine.session import configs_for, open_session
+
+    orc, tpl = write_demo_oracle(tmp_path, 'section = "demo"\n' + "".join(RULE.format(n=n) for n in range(3)),
+                                 {"spec.cu.j2": TEMPLATE})
+    opts = RunOptions(oracle=str(orc), templates=str(tpl), std=("c++17",), arch=("sm_90",), no_cache=True)
+    session = open_session(opts)
+    (config,) = configs_for(session.toolchains, resolve_profile(opts))
+    (unit,) = [u for u in units([(c, config) for c in session.cases if c.variant.name == "neg"]) if len(u.cases) == 3]
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(procs.TRACE, str(trace))
+    try:
+        records = run_all(session, unit)
+    finally:
+        session.close()
+    under_14 = [json.loads(line)["argv"] for line in trace.read_text().splitlines()
+                if "-std=c++14" in line and "probe.cu" not in line]
+    assert len(under_14) == 1 and "batch.cu" in under_14[0], "the three twins, built once together"
+    assert [r.verdict.value for r in records] == ["PASS"] * 3 and all("not given under c++14" in r.reason
+                                                                        for r in records)

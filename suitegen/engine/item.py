@@ -279,6 +279,21 @@ def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
     return out
 
 
+def _unplanned_twins(session: Session, cases: Sequence[Case], config: Config, preps: dict[str, Preparation]) -> None:
+    """Build together the twins a batch's diagnose members need that no twin batch of the run holds (where the
+    run did not plan them: the pytest plugin's units, say), so its members do not build them one by one."""
+    groups: dict[tuple, tuple[Config, list[Case]]] = {}
+    for case in cases:
+        other = twin_config(session, case, config, preps[case.key])
+        if other is not None and not session.twins.planned((case.key, other.key)):
+            groups.setdefault(batch.group_key(case, other), (other, []))[1].append(case)
+    for other, group in groups.values():
+        if len(group) >= 2:
+            unit = Unit(config=other, cases=tuple(group), twins=True)
+            session.twins.expect((c.key, other.key) for c in group)
+            run_twins(session, unit)
+
+
 def run_twins(session: Session, unit: Unit) -> Done:
     """Build a batch of twins (``twin_units``) and keep, in the session, each one the batch attributes with
     certainty (``batch.split``: as its single build would give it); it judges nothing. A twin left out is
@@ -308,6 +323,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                for c in cases if preps[c.key].final is not None]
     leftovers: list[Unit] = []
     todo = [c for c in cases if preps[c.key].final is None]
+    _unplanned_twins(session, todo, config, preps)
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}

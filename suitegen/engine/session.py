@@ -44,6 +44,10 @@ class Twins:
         for key in keys:
             self._ready[key].set()
 
+    def planned(self, key: tuple[str, str]) -> bool:
+        """Whether a batch builds (or built) this twin."""
+        return key in self._ready
+
     def get(self, key: tuple[str, str]) -> CompileResult | None:
         ready = self._ready.get(key)
         if ready is not None:
