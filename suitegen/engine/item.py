@@ -257,18 +257,35 @@ def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
 
     Planned without probing a config: the twin is taken to be built in the nearest dialect where the program is
     valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone."""
-    groups: dict[tuple, tuple[Config, dict[str, Case]]] = {}
+    pairs = []
     every = [(case, unit.config) for unit in work for case in unit.cases] if session.options.batch != "off" else []
     for case, config in every:
-        if not backends.of(config.toolchain.kind).batches or not batch.batchable(case):
-            continue
+        if case.variant.valid_in is None or not backends.of(config.toolchain.kind).batches or not batch.batchable(case):
+            continue  # no twin (``valid_dialects``), or not batched
         env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
         if expectation_for(case, env).expect is not Expect.DIAGNOSE:
             continue
         nearest = valid_dialects(case, env)[:1]
         if nearest:
-            other = replace(config, std=nearest[0])
-            groups.setdefault(batch.group_key(case, other), (other, {}))[1].setdefault(case.key, case)
+            pairs.append((case, replace(config, std=nearest[0])))
+    return _twin_batches(session, pairs)
+
+
+def _unplanned_twins(session: Session, cases: Sequence[Case], config: Config, preps: dict[str, Preparation]) -> None:
+    """Build together the twins a batch's diagnose members need that no twin batch of the run holds (where the
+    run did not plan them: the pytest plugin's units, say), so its members do not build them one by one."""
+    pairs = [(case, other) for case in cases if (other := twin_config(session, case, config, preps[case.key]))
+             is not None and not session.twins.planned((case.key, other.key))]
+    for unit in _twin_batches(session, pairs):
+        run_twins(session, unit)
+
+
+def _twin_batches(session: Session, pairs: Sequence[tuple[Case, Config]]) -> list[Unit]:
+    """Return the twin batches of (case, twin config) pairs: one per twin config and batch group, of two members
+    or more; the session expects their twins (``Twins.expect``)."""
+    groups: dict[tuple, tuple[Config, dict[str, Case]]] = {}
+    for case, other in pairs:
+        groups.setdefault(batch.group_key(case, other), (other, {}))[1].setdefault(case.key, case)
     out = []
     for other, by_key in groups.values():
         cases = list(by_key.values())
@@ -277,21 +294,6 @@ def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
     for unit in out:
         session.twins.expect((c.key, unit.config.key) for c in unit.cases)
     return out
-
-
-def _unplanned_twins(session: Session, cases: Sequence[Case], config: Config, preps: dict[str, Preparation]) -> None:
-    """Build together the twins a batch's diagnose members need that no twin batch of the run holds (where the
-    run did not plan them: the pytest plugin's units, say), so its members do not build them one by one."""
-    groups: dict[tuple, tuple[Config, list[Case]]] = {}
-    for case in cases:
-        other = twin_config(session, case, config, preps[case.key])
-        if other is not None and not session.twins.planned((case.key, other.key)):
-            groups.setdefault(batch.group_key(case, other), (other, []))[1].append(case)
-    for other, group in groups.values():
-        if len(group) >= 2:
-            unit = Unit(config=other, cases=tuple(group), twins=True)
-            session.twins.expect((c.key, other.key) for c in group)
-            run_twins(session, unit)
 
 
 def run_twins(session: Session, unit: Unit) -> Done:
