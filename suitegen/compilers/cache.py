@@ -177,6 +177,21 @@ def put(k: str, result: CompileResult, artifact: str | None = None, image: bytes
                                  "module": digests.get("module"), "product": digests.get("product")}).encode())
 
 
+def read_keyed(path: Path, key) -> dict | None:
+    """Return a small entry ``write_keyed`` wrote for ``key`` (a probe's answer, say); None where it is missing,
+    corrupt, or filed for another key."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("key") == key else None
+
+
+def write_keyed(path: Path, key, **fields) -> None:
+    """Write a small entry for ``key`` (see ``read_keyed``), atomically."""
+    write_file(path, json.dumps({"key": key, **fields}).encode())
+
+
 def write_file(path: Path, data: bytes) -> None:
     """Write a file atomically (temp file, then rename); an unwritable cache only costs time."""
     tmp = None

@@ -10,16 +10,14 @@ after the first target's ptxas, which the short command does not run before it.
 """
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import tempfile
 import threading
-from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
-from suitegen.compilers.cache import write_file
+from suitegen.compilers.cache import read_keyed, write_keyed
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import Toolchain, digest
 
@@ -72,26 +70,16 @@ def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[st
     # kept by the toolchain's fingerprint and the commands' arguments (not nvcc's path), as builds are
     path = cache_root() / "stages" / toolchain.fingerprint / f"{digest(list(full[1:]), list(short[1:]))}.json"
     ident = {"fingerprint": toolchain.fingerprint, "full": list(full[1:]), "short": list(short[1:])}
-    same = _read(path, ident)
+    kept = read_keyed(path, ident)
+    same = kept.get("same") if kept is not None and isinstance(kept.get("same"), bool) else None
     if same is None:
         same = _ask(full, short, timeout)
         if same is None:
             return False  # nvcc could not be asked: no short build, and nothing kept
-        write_file(path, json.dumps({"key": ident, "same": same}).encode())
+        write_keyed(path, ident, same=same)
     with _lock:
         _seen[key] = same
     return same
-
-
-def _read(path: Path, ident: dict) -> bool | None:
-    """Return a kept answer, or None where there is none (missing, corrupt, or another pair's)."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != ident or not isinstance(data.get("same"), bool):
-        return None
-    return data["same"]
 
 
 def _ask(full: Sequence[str], short: Sequence[str], timeout: float) -> bool | None:

@@ -9,14 +9,13 @@ cached per toolchain fingerprint and memoised per process; ``mismatch`` compares
 """
 from __future__ import annotations
 
-import json
-import os
 import re
 import tempfile
 import threading
 from pathlib import Path
 
 from suitegen import procs
+from suitegen.compilers.cache import read_keyed, write_keyed
 from suitegen.compilers.nvcc import arch_flags
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import ObservedConfig, Std, Toolchain, arch_number, digest
@@ -106,11 +105,8 @@ _STRINGS = ("targets", "macros", "warnings")
 def _read_cache(path: Path, ident: dict) -> ObservedConfig | None:
     """Return the observation an entry holds, or None (probe again): missing, corrupt, of another shape, or
     filed for another config (two entries swapped, say)."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != ident or not isinstance(data.get("observed"), dict):
+    data = read_keyed(path, ident)
+    if data is None or not isinstance(data.get("observed"), dict):
         return None
     seen = data["observed"]
     whole = (isinstance(seen.get("host_cplusplus"), (int, type(None))) and isinstance(seen.get("error"), str)
@@ -120,16 +116,7 @@ def _read_cache(path: Path, ident: dict) -> ObservedConfig | None:
 
 
 def _write_cache(path: Path, ident: dict, observed: ObservedConfig) -> None:
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump({"key": ident, "observed": observed.to_json()}, fh)
-        os.replace(tmp, path)
-    except OSError:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)  # a read-only cache only costs a probe next time
+    write_keyed(path, ident, observed=observed.to_json())  # a read-only cache only costs a probe next time
 
 
 def probe_command(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...] = ()) -> list[str]:
