@@ -20,6 +20,8 @@ from pathlib import Path
 def kind(child: dict) -> str:
     argv, cwd = child["argv"], child.get("cwd") or ""
     tool = Path(argv[0]).name
+    if cwd.startswith("suitegen-observe-"):
+        return "config probe"  # its dry run, and the preprocessor stages it runs
     if tool in ("nvcc", "clang++", "clang++-22") or tool.startswith("clang"):
         if "--dryrun" in argv:
             return "dry run (stages listed)"
@@ -27,8 +29,6 @@ def kind(child: dict) -> str:
             return "device link"
         if any(a.startswith("sg_value_main.") for a in argv):
             return "host-value link"
-        if cwd.startswith("suitegen-observe-") or "probe.cu" in argv:
-            return "config probe"
         if cwd.startswith("suitegen-feature") or cwd.startswith("suitegen-probe"):
             return "feature probe"
         if "batch.cu" in argv:

@@ -45,9 +45,17 @@ def write_fake_nvcc(folder: Path, body: str, version: str = VERSION, name: str =
     return path
 
 
-# Answers suitegen's config probe (nvcc -keep -keep-dir DIR ...) like nvcc 13.5 with g++ 12: every dialect is
-# honoured but c++23, which is ignored with nvcc's warning. Builds fall through to the fake's own body.
-PROBE_ANSWER = r"""
+# Answers suitegen's config probe (nvcc --dryrun -keep -keep-dir DIR ...) like nvcc 13.5 with g++ 12: every dialect
+# is honoured but c++23, which is ignored with nvcc's warning. The listing's preprocessor stages run this fake
+# again (PROBE_STAGE), which writes the preprocessed probe string of one side. Builds fall through to the fake's
+# own body.
+PROBE_STAGE = r"""
+if [ "$1" = "--sg-preprocess" ]; then
+  echo "const char *sg_probe = \"SUITEGEN-PROBE side=$2 cplusplus=$3 arch=$4 end\";" > "$7"
+  exit 0
+fi
+"""
+PROBE_ANSWER = PROBE_STAGE + r"""
 if [[ " $* " == *" -keep-dir "* ]]; then
   keep=""; std=""; gpu=90
   while [ $# -gt 0 ]; do
@@ -63,8 +71,9 @@ if [[ " $* " == *" -keep-dir "* ]]; then
     c++23) v=201703L; echo "nvcc warning : The -std=c++23 flag is not supported with the configured host compiler. Flag will be ignored.";;
     *) v=201703L;;
   esac
-  echo "const char *sg_probe = \"SUITEGEN-PROBE side=host cplusplus=$v arch=none end\";" > "$keep/probe.cpp4.ii"
-  echo "const char *sg_probe = \"SUITEGEN-PROBE side=device cplusplus=$v arch=${gpu}0 end\";" > "$keep/probe.cpp1.ii"
+  echo "#\$ _NVVM_BRANCH_=nvvm"
+  echo "#\$ \"$0\" --sg-preprocess host $v none -E -o \"$keep/probe.cpp4.ii\""
+  echo "#\$ \"$0\" --sg-preprocess device $v ${gpu}0 -E -o \"$keep/probe.cpp1.ii\""
   echo "#\$ fatbinary --create=\"$keep/probe.fatbin\" \"--image3=kind=elf,sm=$gpu,file=a\" \"--image3=kind=ptx,sm=$gpu,file=b\""
   exit 0
 fi

@@ -12,7 +12,7 @@ from suitegen.compilers.observe import honoured_stds, mismatch, observe
 from suitegen.compilers.toolchain import cache_root, probe
 from suitegen.model import ObservedConfig, Std, Toolchain
 
-from conftest import PROBE_ANSWER, needs_nvcc
+from conftest import PROBE_ANSWER, PROBE_STAGE, needs_nvcc
 
 HONOURED = ObservedConfig(host_cplusplus=201703, device_cplusplus=(201703,), cuda_arch=(900,),
                           targets=("sm_90", "compute_90"))
@@ -85,8 +85,9 @@ def test_parse_joins_literals_and_reads_fatbinary():
 # --- a fake nvcc that answers like nvcc 13.5 with g++ 12: c++23 is ignored with a warning ---------------
 
 def canned_answer(count) -> str:
-    """The shared fake probe answer (conftest.PROBE_ANSWER), counting its runs in ``count``."""
-    return f'echo run >> "{count}"\n' + PROBE_ANSWER
+    """The shared fake probe answer (conftest.PROBE_ANSWER), counting its listings in ``count`` (not the stages
+    the listing runs)."""
+    return PROBE_STAGE + f'echo run >> "{count}"\n' + PROBE_ANSWER
 
 
 def fake_toolchain(nvcc) -> Toolchain:
@@ -295,3 +296,28 @@ def test_real_cxx23_is_refused_or_observed(real):
         sides = [got.host_cplusplus, *got.device_cplusplus]
         assert None not in sides
         assert (why is None) == all(Std.CXX23.honoured_by(v) for v in sides)
+
+
+def test_preprocessor_script_keeps_the_listing_variables_and_preprocessor_stages():
+    listing = ('#$ _NVVM_BRANCH_=nvvm\n#$ INCLUDES="-Iinc"  \n'
+               '#$ gcc -std=c++17 -E -x c++ "p.cu" -o "keep/p.cpp4.ii"\n'
+               '#$ cudafe++ --c++17 "keep/p.cpp4.ii"\n'
+               '#$ gcc -D__CUDA_ARCH__=900 -E -x c++ "p.cu" -o "keep/p.cpp1.ii"\n'
+               '#$ "$CICC_PATH/cicc" -arch compute_90 "keep/p.cpp1.ii" -o "keep/p.ptx"\n'
+               '#$ gcc -c -x c++ "keep/p.cudafe1.cpp" -o "p.o"\nnvcc warning : not a stage\n')
+    assert obs.preprocessor_script(listing) == (
+        'set -a\n_NVVM_BRANCH_=nvvm\nINCLUDES="-Iinc"\n'
+        'gcc -std=c++17 -E -x c++ "p.cu" -o "keep/p.cpp4.ii" && '
+        'gcc -D__CUDA_ARCH__=900 -E -x c++ "p.cu" -o "keep/p.cpp1.ii"')
+    assert obs.preprocessor_script("#$ _X_=1\n#$ cicc a.ii -o a.ptx\n") is None
+
+
+def test_a_failing_preprocessor_stage_is_the_configs_refusal(fake_nvcc, tmp_path):
+    """The listing is fine, but the host compiler refuses the dialect when its stage runs: a fact, cached."""
+    tc = fake_toolchain(fake_nvcc(r"""
+        if [ "$1" = "--sg-fail" ]; then echo "g++: error: unrecognized command-line option '-std=c++20'" >&2; exit 1; fi
+        echo "#\$ \"$0\" --sg-fail -E -o keep/probe.cpp4.ii"
+        exit 0""", probe=False))
+    got = observe(tc, Std.CXX20, "sm_90")
+    assert got == ObservedConfig(error="g++: error: unrecognized command-line option '-std=c++20'")
+    assert (cache_root() / "configs" / tc.fingerprint).exists()

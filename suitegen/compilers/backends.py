@@ -49,6 +49,15 @@ class Backend(Protocol):
         """Whether a short build (``front_end_command``) that its front end rejected stopped at the first
         front end a full build runs (so the full build would stop there too, its host side passing)."""
 
+    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
+        """Return another build command that runs the first stages of ``argv`` alike, so that where the other one
+        was rejected within them, ``argv`` is rejected the same way (``compile.cached_build``); or None."""
+
+    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
+                                 output: str) -> bool:
+        """Whether the build of ``sibling`` (``sibling_command``), which printed ``output``, stopped within the
+        stages, from the first, that it runs just as ``argv`` does."""
+
     def output(self, mode: Mode, config: Config) -> str:
         """Return the file name a build of this mode writes."""
 

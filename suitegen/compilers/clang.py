@@ -230,6 +230,13 @@ class Clang:
     def first_front_end(self, result: CompileResult) -> bool:
         return False  # no short build
 
+    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
+        return None  # no build shares another's stages
+
+    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
+                                 output: str) -> bool:
+        return False
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         if any(t.startswith("compute_") for t in targets(config.arch)):
             return "clang embeds SASS for every target: a PTX-only target has no clang counterpart"

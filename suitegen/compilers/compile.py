@@ -1,6 +1,8 @@
 """Runs a compiler (its backend's command) on a case under a config and returns what happened; never judges."""
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
@@ -61,6 +63,16 @@ def cached_build(config: Config, argv: list[str], files: Mapping[str, str | byte
     backend = backends.of(config.toolchain.kind)
     mode = cache.store()
     k = cache.key(config.toolchain, argv, files) if cached or mode else None
+    if k is None:
+        return _build(config, argv, files, folder, timeout, cached, image, k)
+    with one_at_a_time(k):  # a second thread asking for this build takes the first one's result from the cache
+        return _build(config, argv, files, folder, timeout, cached, image, k)
+
+
+def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,
+           cached: bool, image: bool, k: str | None) -> CompileResult:
+    backend = backends.of(config.toolchain.kind)
+    mode = cache.store()
     hit = cache.get(k) if k is not None else None
     if hit is not None:  # classified again from what the toolchain printed: a parser fix needs no rebuild
         hit = replace(backend.classify(list(hit.commands[0]), hit.exit_code, hit.output, hit.duration), cached=True)
@@ -72,6 +84,10 @@ def cached_build(config: Config, argv: list[str], files: Mapping[str, str | byte
         return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=None, exit_code=None,
                              diagnostics=(Diagnostic(severity="error", message=why, phase=Phase.NVCC),),
                              commands=(tuple(argv),), output=f"[suitegen] {why}\n", duration=0.0)
+    if cached and mode is None:
+        rejected = sibling_rejection(config, argv, files)
+        if rejected is not None:
+            return rejected
     for name, text in files.items():
         (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
     result = run_build(argv, folder, timeout, backend)
@@ -88,6 +104,45 @@ def cached_build(config: Config, argv: list[str], files: Mapping[str, str | byte
         product = out.read_bytes() if mode is cache.Store.RECORD and found and out.is_file() else None
         cache.put(k, result, artifact=found, image=data, product=product, any_outcome=mode is cache.Store.RECORD)
     return result
+
+
+def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str | bytes]) -> CompileResult | None:
+    """Return the result of ``argv`` taken from the cached result of its sibling (``Backend.sibling_command``: the
+    ``-arch=sm_90`` build of a ``-arch=compute_90`` one), where that build was rejected within the stages the two
+    run alike (so it printed all ``argv`` would print, and stopped where ``argv`` would stop); else None. A sibling
+    being built meanwhile is waited for."""
+    backend = backends.of(config.toolchain.kind)
+    sibling = backend.sibling_command(config.toolchain, argv)
+    if sibling is None:
+        return None
+    k = cache.key(config.toolchain, sibling, files)
+    with one_at_a_time(k):
+        hit = cache.get(k)
+    if hit is None or hit.outcome is not Outcome.REJECTED:
+        return None
+    if not backend.stopped_in_shared_stages(config.toolchain, argv, sibling, hit.output):
+        return None
+    return replace(backend.classify(argv, hit.exit_code, hit.output, hit.duration), cached=True)
+
+
+_flight_lock = threading.Lock()
+_flights: dict[str, list] = {}  # key -> [its lock, how many threads hold or wait for it]
+
+
+@contextmanager
+def one_at_a_time(key: str):
+    """Let one thread at a time through for ``key`` (a build's cache key): the others wait for it to finish."""
+    with _flight_lock:
+        entry = _flights.setdefault(key, [threading.Lock(), 0])
+        entry[1] += 1
+    try:
+        with entry[0]:
+            yield
+    finally:
+        with _flight_lock:
+            entry[1] -= 1
+            if not entry[1]:
+                del _flights[key]
 
 
 def _restored(k: str, argv: list[str], folder: Path, hit: CompileResult, product: bool, image: bool) -> bool:

@@ -34,6 +34,11 @@ def virtual_arch(arg: str) -> str:
     return re.sub(r"^-arch=sm_", "-arch=compute_", arg)
 
 
+def virtual_to_real(arg: str) -> str:
+    """Return an ``-arch=compute_XX`` flag as ``-arch=sm_XX``; any other argument as it is."""
+    return re.sub(r"^-arch=compute_", "-arch=sm_", arg)
+
+
 def classify(argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
     """Turn nvcc's exit status and ``-v`` output into a CompileResult."""
     parsed = diagnostics.parse(text)
@@ -109,6 +114,20 @@ class Nvcc:
     def first_front_end(self, result: CompileResult) -> bool:
         """Whether a short build stopped at its first device front end (see ``nvcc_stages``)."""
         return nvcc_stages.failed_at_first_front_end(result.output)
+
+    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
+        """For one PTX-only target (``-arch=compute_90``), the same build for its SASS target (``-arch=sm_90``),
+        which ``nvcc --dryrun`` shows to run the same stages up to and including cicc (``shared_stages``)."""
+        targets = [a for a in argv if a.startswith("-arch=compute_")]
+        if len(targets) != 1 or "-gencode" in argv:
+            return None
+        return [virtual_to_real(a) if a == targets[0] else a for a in argv]
+
+    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
+                                 output: str) -> bool:
+        """nvcc -v prints each stage's command before it runs it, and stops at the first that fails."""
+        ran = len(nvcc_stages.stages(output))
+        return 0 < ran <= nvcc_stages.shared_stages(toolchain, argv, sibling)
 
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return None

@@ -7,6 +7,11 @@ It may stand in for the full build only where its device preprocessor and cicc c
 target by target and in the same order, but for the names of the files they write (``SAME_BUT_FOR``), and only
 where it failed at its first cicc (``failed_at_first_front_end``): a later target's cicc ran, in the full build,
 after the first target's ptxas, which the short command does not run before it.
+
+The same listing says how far two full builds run alike (``shared_stages``): a PTX-only config
+(``-arch=compute_90``) runs the very stages of ``-arch=sm_90`` up to and including cicc, and only then its own
+ptxas. So the PTX-only build of sources that the other's build rejected within those shared stages would stop
+at the same stage with the same output (``compile.cached_build`` takes it from the cache).
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ import re
 import shlex
 import tempfile
 import threading
-from typing import Sequence
+from typing import Callable, Sequence
 
 from suitegen import procs
 from suitegen.compilers.cache import read_keyed, write_keyed
@@ -30,12 +35,24 @@ _TEMP = re.compile(r"tmpxft_\w+?-\d+_")
 _CICC = re.compile(r"(^|/)cicc$")
 
 _lock = threading.Lock()
-_seen: dict[tuple, bool] = {}
+_seen: dict[tuple, bool | int] = {}
 
 
-def front_end_stages(output: str) -> list[tuple[str, ...]]:
-    """Return the device preprocessor and cicc commands a ``--dryrun`` or ``-v`` output lists, in order, each
-    without the names of the files it writes (see ``SAME_BUT_FOR``)."""
+def _normalised(words: list[str]) -> tuple[str, ...]:
+    """A stage's command without the names of the files it writes (see ``SAME_BUT_FOR``)."""
+    kept, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+        elif w in SAME_BUT_FOR:
+            skip = True
+        elif w != MODULE_ID_FLAG:
+            kept.append(_TEMP.sub("TMP_", w))
+    return tuple(kept)
+
+
+def stages(output: str) -> list[tuple[str, ...]]:
+    """Return the stages (sub-commands) a ``--dryrun`` or ``-v`` output lists, in order, each ``_normalised``."""
     out = []
     for line in output.splitlines():
         if not line.startswith("#$ ") or re.match(r"#\$ [A-Za-z_]\w*=", line):
@@ -43,56 +60,79 @@ def front_end_stages(output: str) -> list[tuple[str, ...]]:
         try:
             words = shlex.split(line[3:])
         except ValueError:
-            continue
-        device_cpp = "-E" in words and any(w.startswith("-D__CUDA_ARCH__=") for w in words)
-        if not words or not (device_cpp or _CICC.search(words[0])):
-            continue
-        kept, skip = [], False
-        for w in words:
-            if skip:
-                skip = False
-            elif w in SAME_BUT_FOR:
-                skip = True
-            elif w != MODULE_ID_FLAG:
-                kept.append(_TEMP.sub("TMP_", w))
-        out.append(tuple(kept))
+            words = line[3:].split()
+        if words:
+            out.append(_normalised(words))
     return out
+
+
+def front_end_stages(output: str) -> list[tuple[str, ...]]:
+    """Return the device preprocessor and cicc commands a ``--dryrun`` or ``-v`` output lists, in order, each
+    ``_normalised``."""
+    return [stage for stage in stages(output)
+            if ("-E" in stage and any(w.startswith("-D__CUDA_ARCH__=") for w in stage)) or _CICC.search(stage[0])]
 
 
 def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[str], timeout: float = 60.0) -> bool:
     """Whether ``short`` runs the device front-end stages of ``full`` (``nvcc --dryrun`` of each, in one scratch
     folder); asked once per toolchain and pair of commands, and kept in the cache (a build store too, so a
     replaying machine without that nvcc takes the short builds it recorded)."""
-    key = (toolchain.fingerprint, tuple(full), tuple(short))
+    same = _answer(toolchain, "same front end", full, short, timeout,
+                   lambda a, b: bool(front_end_stages(a)) and front_end_stages(a) == front_end_stages(b))
+    return bool(same)
+
+
+def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[str], timeout: float = 60.0) -> int:
+    """Return how many stages, from the first on, ``other`` runs just as ``first`` does (by ``nvcc --dryrun``,
+    but for the names of the files they write); 0 where nvcc could not be asked. Kept like ``same_front_end``."""
+    def prefix(a: str, b: str) -> int:
+        count = 0
+        for x, y in zip(stages(a), stages(b)):
+            if x != y:
+                break
+            count += 1
+        return count
+    return int(_answer(toolchain, "shared stages", first, other, timeout, prefix) or 0)
+
+
+def _answer(toolchain: Toolchain, question: str, first: Sequence[str], second: Sequence[str], timeout: float,
+            ask: Callable[[str, str], bool | int]) -> bool | int | None:
+    """Return ``ask`` of the two commands' ``--dryrun`` listings (None where nvcc could not list both): once per
+    toolchain, question and pair of commands, and kept in the cache by the toolchain's fingerprint and the
+    commands' arguments (not nvcc's path), as builds are."""
+    key = (question, toolchain.fingerprint, tuple(first), tuple(second))
     with _lock:
         if key in _seen:
             return _seen[key]
-    # kept by the toolchain's fingerprint and the commands' arguments (not nvcc's path), as builds are
-    path = cache_root() / "stages" / toolchain.fingerprint / f"{digest(list(full[1:]), list(short[1:]))}.json"
-    ident = {"fingerprint": toolchain.fingerprint, "full": list(full[1:]), "short": list(short[1:])}
+    path = cache_root() / "stages" / toolchain.fingerprint / f"{digest(question, list(first[1:]), list(second[1:]))}.json"
+    ident = {"question": question, "fingerprint": toolchain.fingerprint, "first": list(first[1:]),
+             "second": list(second[1:])}
     kept = read_keyed(path, ident)
-    same = kept.get("same") if kept is not None and isinstance(kept.get("same"), bool) else None
-    if same is None:
-        same = _ask(full, short, timeout)
-        if same is None:
-            return False  # nvcc could not be asked: no short build, and nothing kept
-        write_keyed(path, ident, same=same)
+    answer = kept.get("answer") if kept is not None and type(kept.get("answer")) in (bool, int) else None
+    if answer is None:
+        listed = _list(first, second, timeout)
+        if listed is None:
+            return None  # nothing kept: asked again next time
+        answer = ask(*listed) if listed else False
+        write_keyed(path, ident, answer=answer)
     with _lock:
-        _seen[key] = same
-    return same
+        _seen[key] = answer
+    return answer
 
 
-def _ask(full: Sequence[str], short: Sequence[str], timeout: float) -> bool | None:
-    """Compare what ``nvcc --dryrun`` lists for the two commands; None where it could not be asked."""
+def _list(first: Sequence[str], second: Sequence[str], timeout: float) -> tuple[str, str] | tuple[()] | None:
+    """Return what ``nvcc --dryrun`` lists for each command; () where it refused one; None where it could not
+    be asked (it would not start, or timed out)."""
     with tempfile.TemporaryDirectory(prefix="suitegen-stages-") as tmp:
         try:
-            listed = [procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=tmp) for argv in (full, short)]
+            listed = [procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=tmp) for argv in (first, second)]
         except OSError:
             return None
     if any(d.timed_out for d in listed):
         return None
-    stages = [front_end_stages(d.output) for d in listed]
-    return all(d.returncode == 0 for d in listed) and bool(stages[0]) and stages[0] == stages[1]
+    if any(d.returncode != 0 for d in listed):
+        return ()
+    return listed[0].output, listed[1].output
 
 
 def failed_at_first_front_end(output: str) -> bool:

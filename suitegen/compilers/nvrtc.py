@@ -182,6 +182,13 @@ class Nvrtc:
     def first_front_end(self, result: CompileResult) -> bool:
         return False  # no short build
 
+    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
+        return None  # no build shares another's stages
+
+    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
+                                 output: str) -> bool:
+        return False
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return out_of_scope(case, config)
 

@@ -2,14 +2,18 @@
 
 A config (toolchain, ``-std``, arch, flags) means something only if nvcc honoured it: an nvcc
 whose host compiler lacks a dialect may warn "Flag will be ignored." and compile in its default.
-So each config is probed once: a small ``.cu`` whose preprocessed text (kept with ``-keep``) spells
-out ``__cplusplus``, ``__CUDA_ARCH__`` and the flag macros of every compilation side, and whose
-``fatbinary`` sub-command (printed by ``-v``) names the targets the module holds. The result is
-cached per toolchain fingerprint and memoised per process; ``mismatch`` compares it with the ask.
+So each config is probed once: a small ``.cu`` whose preprocessed text spells out ``__cplusplus``,
+``__CUDA_ARCH__`` and the flag macros of every compilation side, and whose ``fatbinary`` sub-command names
+the targets the module holds. nvcc lists the stages of the config's build (``--dryrun``: with its own
+warnings, or its refusal); the probe runs the preprocessor stages of that list, the very commands a build
+runs, into ``-keep-dir`` (``preprocessor_script``), and reads their output. The stages after them (cudafe++,
+cicc, ptxas, the host compiler) decide nothing the probe reports. The result is cached per toolchain
+fingerprint and memoised per process; ``mismatch`` compares it with the ask.
 """
 from __future__ import annotations
 
 import re
+import shlex
 import tempfile
 import threading
 from pathlib import Path
@@ -133,8 +137,11 @@ def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
         folder = Path(tmp)
         (folder / "probe.cu").write_text(PROBE)
         (folder / "keep").mkdir()
+        argv = probe_command(toolchain, std, arch, flags)
         try:
-            done = procs.run(probe_command(toolchain, std, arch, flags), timeout=timeout, cwd=folder)
+            listed = procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=folder)
+            script = preprocessor_script(listed.output) if listed.returncode == 0 else None
+            done = procs.run(["sh", "-c", script], timeout=timeout, cwd=folder) if script else listed
         except OSError as exc:
             return ObservedConfig(error=f"cannot run {toolchain.nvcc}: {exc.strerror or exc}"), False
         if done.timed_out:
@@ -142,7 +149,30 @@ def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
         if done.returncode != 0:
             # A refusal (nvcc exits > 0) is a fact about the toolchain; a probe killed by a signal is not.
             return ObservedConfig(error=first_error(done.output, done.returncode)), done.returncode > 0
-        return parse(done.output, _probe_texts(folder / "keep")), True
+        if script is None:
+            return ObservedConfig(error="nvcc --dryrun listed no preprocessor stage"), True
+        return parse(listed.output, _probe_texts(folder / "keep")), True
+
+
+def preprocessor_script(listing: str) -> str | None:
+    """Return a ``sh`` script that runs the preprocessor stages (``-E`` into a ``.ii`` file) of an ``nvcc
+    --dryrun`` listing, in order, with the variables the listing sets (exported, as nvcc does for its
+    stages); None where it lists none."""
+    assignments, commands = [], []
+    for line in listing.splitlines():
+        if not line.startswith("#$ "):
+            continue
+        text = line[3:].strip()
+        if re.match(r"[A-Za-z_]\w*=", text):
+            assignments.append(text)
+            continue
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            continue
+        if "-E" in words and "-o" in words[:-1] and words[words.index("-o") + 1].endswith(".ii"):
+            commands.append(text)
+    return "\n".join(["set -a", *assignments, " && ".join(commands)]) if commands else None
 
 
 def _probe_texts(keep: Path) -> list[str]:

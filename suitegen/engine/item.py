@@ -99,9 +99,16 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
     # build. Then reject batches (their members may be built again, some alone, one after another), the
-    # others by size, then single items.
-    batches.sort(key=lambda b: (b[0], -len(b[1].cases)))
+    # others by size, then single items. A PTX-only config's units come after the others of their kind, so
+    # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``).
+    batches.sort(key=lambda b: (b[0], ptx_only(b[1].config), -len(b[1].cases)))
+    out.sort(key=lambda unit: ptx_only(unit.config))
     return sorted([unit for _, unit in batches] + out, key=lambda unit: not builds_programs(unit))  # stable
+
+
+def ptx_only(config: Config) -> bool:
+    """Whether a config builds PTX only (``compute_90``)."""
+    return "+" not in config.arch and config.arch.startswith("compute_")
 
 
 def builds_programs(unit: Unit) -> bool:

@@ -1,0 +1,76 @@
+"""A PTX-only config's build is taken from its SASS sibling's cached rejection where nvcc runs both alike up to the
+failing stage (``compile.sibling_rejection``), with real nvcc; and one build per cache key at a time."""
+import shutil
+import threading
+import time
+
+import pytest
+
+from suitegen.compilers import cache, compile as build
+from suitegen.compilers.compile import cached_build
+from suitegen.compilers.nvcc import BACKEND, nvcc_argv
+from suitegen.model import Config, Outcome, Phase, Std
+
+from conftest import needs_nvcc
+
+REJECTED_BY_CICC = {"main.cu": "__device__ int f();\n__global__ void k(int *p) { static int s = f(); *p = s; }\n"}
+ACCEPTED = {"main.cu": "__global__ void k(int *p) { *p = 1; }\n"}
+
+
+def argv(config: Config) -> list[str]:
+    return [*nvcc_argv(config, ()), "-c", "main.cu", "-o", "main.o"]
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    from suitegen.compilers.toolchain import probe
+    return probe(shutil.which("nvcc")) if shutil.which("nvcc") else None
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_ptx_only_build_takes_its_siblings_front_end_rejection_as_its_own_build_gives_it(toolchain, tmp_path):
+    sass, ptx = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_90", "compute_90"))
+    assert BACKEND.sibling_command(toolchain, argv(ptx)) == argv(sass)
+    for name in ("sass", "ptx", "own"):
+        (tmp_path / name).mkdir()
+    first = cached_build(sass, argv(sass), REJECTED_BY_CICC, tmp_path / "sass", 120, cached=True)
+    assert first.outcome is Outcome.REJECTED and first.phase is Phase.CICC and not first.cached
+    taken = cached_build(ptx, argv(ptx), REJECTED_BY_CICC, tmp_path / "ptx", 120, cached=True)
+    assert taken.cached and not (tmp_path / "ptx" / "main.cu").exists(), "taken, not built"
+    own = cached_build(ptx, argv(ptx), REJECTED_BY_CICC, tmp_path / "own", 120, cached=False)
+    assert not own.cached
+    assert (taken.outcome, taken.phase, taken.diagnostics, taken.commands) == \
+        (own.outcome, own.phase, own.diagnostics, own.commands)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_ptx_only_build_is_its_own_where_the_sibling_got_past_the_shared_stages(toolchain, tmp_path):
+    sass, ptx = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_90", "compute_90"))
+    (tmp_path / "sass").mkdir()
+    (tmp_path / "ptx").mkdir()
+    assert cached_build(sass, argv(sass), ACCEPTED, tmp_path / "sass", 120, cached=True).outcome.accepted
+    got = cached_build(ptx, argv(ptx), ACCEPTED, tmp_path / "ptx", 120, cached=True)
+    assert got.outcome.accepted and not got.cached and (tmp_path / "ptx" / "main.o").exists()
+
+
+def test_one_build_per_key_at_a_time():
+    inside, most = [], []
+    lock = threading.Lock()
+
+    def work():
+        with build.one_at_a_time("k"):
+            with lock:
+                inside.append(1)
+                most.append(len(inside))
+            time.sleep(0.05)
+            with lock:
+                inside.pop()
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert max(most) == 1 and not build._flights, "one at a time, and nothing left behind"
