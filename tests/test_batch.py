@@ -221,7 +221,9 @@ def test_a_phase_that_stops_at_one_member_s_error():
     out = {cases[0].key: Member(result=peeled, source=Batched(id="b", size=4),
                                 built=Built(module=Path("m"), product=None, member=0))}
     hints = {cases[1].key: "dynamic initialization", cases[2].key: "typeid", cases[3].key: None}
-    assert _again(peeled, cases, cases[1:], out, hints, peeling=False) == [([cases[2], cases[3]], False)]
+    stopped = set()
+    assert _again(peeled, cases, cases[1:], out, hints, False, stopped) == [([cases[2], cases[3]], False)]
+    assert stopped == {cases[1].key}, "the run learns which expected errors stop the build"
     assert _again(peeled, cases, cases[1:], out, {}, peeling=False) == [(cases[1:], True)]
     assert _again(peeled, cases, cases[1:], out, {}, peeling=True) == []
 
@@ -375,3 +377,46 @@ def test_a_batch_program_s_members_share_processes_until_the_program_fails_as_a_
     out = item._batch_programs(session, cases, built, {c.key: AfterBuild.PROGRAM for c in cases})
     assert calls == processes
     assert sorted(out) == [f"k{i}" for i in passed], "the others run alone, as _after does"
+
+
+STOPPER_RULES = '''
+section = "demo"
+
+[[rule]]
+id = "static-init"
+statement = "A function-scope static in device code may not be dynamically initialized."
+template = "demo/static.cu.j2"
+phase = "front-end"
+diagnostic = "dynamic initialization is not supported"
+''' + "".join(f'''
+  [[rule.variant]]
+  name = "neg-{n}"
+  expect = "reject"
+  params = {{ n = {n} }}
+''' for n in range(3))
+STOPPER_TEMPLATE = '''\
+__device__ int f{{ n }}();
+__global__ void k(int *p) { static int s = f{{ n }}(); *p = s; {{ CHECK }}
+}
+'''
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_members_whose_error_stopped_a_batch_go_alone_at_once_in_later_batches(tmp_path):
+    """cicc stops at the first of these errors: the first batch peels one member and leaves the others alone; the
+    run's next batch sends such members alone without building them together first. Verdicts are the same."""
+    from suitegen.engine import session as engine
+    from suitegen.engine.item import STOPS
+    from suitegen.engine.options import RunOptions
+
+    from conftest import write_demo_oracle
+    orc, tpl = write_demo_oracle(tmp_path, STOPPER_RULES, {"static.cu.j2": STOPPER_TEMPLATE})
+    session = engine.open_session(RunOptions(oracle=str(orc), templates=str(tpl), no_exec=True))
+    (tc,) = session.toolchains
+    first = batch_of(session, session.cases, Config(toolchain=tc, std=Std.CXX14, arch="sm_90"))
+    assert session.stoppers == {"dynamic initialization is not supported"}
+    assert sorted(r.batch.why for r in first if isinstance(r.batch, Alone)) == ["no batch build attributed it"] * 2
+    second = batch_of(session, session.cases, Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))
+    assert [(type(r.batch), r.batch.why, r.batch.tried) for r in second] == [(Alone, STOPS, ())] * 3
+    assert {r.verdict.value for r in first + second} == {"PASS"}

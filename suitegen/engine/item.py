@@ -330,14 +330,19 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
     records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
                          observed_config=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
-    leftovers: list[Unit] = []
     todo = [c for c in cases if preps[c.key].final is None]
+    stopping = [c for c in todo if _stops_cicc(session, preps[c.key])]
+    leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in stopping]
+    todo = [c for c in todo if c not in stopping]
     _unplanned_twins(session, todo, config, preps)
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
         afters = {c.key: preps[c.key].after for c in todo}
-        built = _build(session, todo, config, Path(tmp), tried, hints, afters) if len(todo) > 1 else {}
+        stopped: set[str] = set()  # members ``_again`` left alone: a batch's cicc stopped at an error like theirs
+        built = _build(session, todo, config, Path(tmp), tried, hints, afters, stopped) if len(todo) > 1 else {}
+        session.stoppers.update(preps[k].expectation.diagnostic for k in stopped
+                                if preps[k].expectation.expect is Expect.REJECT)
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         hosted = _batch_host_values(session, todo, built, afters, config)
         valued = _batch_device_values(session, todo, built, afters)
@@ -371,6 +376,15 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                                      observed_config=_observed(session, prep, case, config), batch=member.source))
     by_key = {c.key: c for c in cases}
     return Done(records=[with_behaviour(r, by_key[r.case_key]) for r in records], leftovers=tuple(leftovers))
+
+
+STOPS = "a batch of the run showed that its expected error stops the build at the first such error"
+
+
+def _stops_cicc(session: Session, prep: Preparation) -> bool:
+    exp = prep.expectation
+    return (exp is not None and exp.expect is Expect.REJECT and exp.diagnostic is not None
+            and exp.diagnostic in session.stoppers)
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
@@ -487,7 +501,8 @@ class Member:
 
 
 def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
-           hints: dict[str, str | None], afters: dict[str, AfterBuild], peeling: bool = False) -> dict[str, Member]:
+           hints: dict[str, str | None], afters: dict[str, AfterBuild], stopped: set[str] | None = None,
+           peeling: bool = False) -> dict[str, Member]:
     """Return case key -> its ``Member`` for the members a batch attributes with certainty; ``tried`` collects,
     per member left over, the batches it was in.
 
@@ -515,17 +530,17 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
                                    built=Built(module=folder / MODULE, product=product, member=index))
     if result.outcome.infrastructure or len(rest) < 2:
         return out
-    again = _again(result, cases, rest, out, hints, peeling)
+    again = _again(result, cases, rest, out, hints, peeling, stopped)
     for part, peel in again:
         if len(part) >= 2:
-            out.update(_build(session, part, config, root, tried, hints, afters, peeling=peel))
+            out.update(_build(session, part, config, root, tried, hints, afters, stopped, peeling=peel))
     return out
 
 
 EVERY_MEMBER = (Phase.CUDAFE, Phase.CLANG)  # front ends whose rejections report every member's errors
 
 
-def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], bool]]:
+def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = None) -> list[tuple[list[Case], bool]]:
     """Return which of a build's unattributed members to build again together (groups, each with its
     peeling flag); the others are built alone.
 
@@ -533,8 +548,9 @@ def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], b
       reports a whole side: the host side's errors come in the next build): the rest are built again
       together.
     - A phase that stopped at one member's error (cicc stops at some errors, and the linkers and the
-      host compiler may): members expected to give an error like it are left alone, the rest built
-      again; after two builds that peel one member without such a hint, the rest are left alone.
+      host compiler may): members expected to give an error like it are left alone (added to ``stopped``:
+      the run's later batches send members expected to give it alone at once, ``Session.stoppers``), the rest
+      built again; after two builds that peel one member without such a hint, the rest are left alone.
     - A build that attributed nobody (an error outside every member): the members its errors and
       warnings name are left alone and the rest built again; where they name nobody, it is halved.
     """
@@ -544,6 +560,8 @@ def _again(result, cases, rest, out, hints, peeling) -> list[tuple[list[Case], b
         messages = [d.message for d in only.result.diagnostics if d.severity in ("error", "fatal")]
         alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
         if alike:
+            if stopped is not None:
+                stopped |= alike
             return [([c for c in rest if c.key not in alike], False)]
         return [] if peeling else [(rest, True)]
     if peeled:
