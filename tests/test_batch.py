@@ -142,6 +142,19 @@ def test_units_that_build_programs_come_first():
         (Mode.LINK, 2), (Mode.LINK, 1), (Mode.COMPILE, 6)]
 
 
+def test_program_members_that_run_share_no_program_with_those_that_only_build():
+    """A program that runs loads every member's device code (JIT-linked at its first CUDA call for a PTX-only
+    target): a member that only needs to build must not be able to fail those that run."""
+    runtime = Expectation(expect=Expect.RUNTIME)
+    run = [case(f"int main() {{ return {i}; }}\n", f"r{i}", mode=Mode.LINK, expectation=runtime) for i in range(3)]
+    build = [case(f"int main() {{ return {i}; }}\n", f"b{i}", mode=Mode.LINK) for i in range(2)]
+    work = units([(c, CFG) for c in [*run, *build]])
+    assert sorted(tuple(c.variant.name for c in u.cases) for u in work) == [("b0", "b1"), ("r0", "r1", "r2")]
+    objects = [case("__device__ int f();\n", f"o{i}", expectation=e)
+               for i, e in enumerate([runtime, Expectation(expect=Expect.ACCEPT)])]
+    assert len(units([(c, CFG) for c in objects])) == 1, "an object's value checks and its other members still share"
+
+
 SPLIT = [
     # an accepted batch: members' own diagnostics, each alone would give the same
     (result(Outcome.ACCEPTED_WITH_WARNINGS, diag("warning", "sg_b1/main.cu")),

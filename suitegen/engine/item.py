@@ -51,11 +51,16 @@ class Unit:
 # often name no member, so those rejections are built alone.
 BATCHED_REJECTIONS = ("front-end", "device-link", "device-back-end")
 DIAGNOSE = "diagnose"  # the side of items that must be diagnosed (by an error or a warning) and have a twin
+# The side of a program's members that run: a program that runs loads every member's device code, and for a
+# PTX-only target the driver JIT-links it all at the first CUDA call, so a member that only needs to build,
+# whose device code does not link at run time, would fail every member that runs (measured: a compute_90
+# rdc-link batch whose runtime members all passed alone and together, but not beside such a member).
+RUNS = "runs"
 
 
 def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = ()) -> tuple | None:
-    """Return which way a build is expected to go: () accepted, (phase,) rejected there, (DIAGNOSE,) rejected or
-    warned; None: build it alone.
+    """Return which way a build is expected to go: () accepted, (RUNS,) accepted and run (a program), (phase,)
+    rejected there, (DIAGNOSE,) rejected or warned; None: build it alone.
 
     The guide's expectation, or where a recorded deviation covers the item, what the toolchain was seen
     to do (a deviation seen rejected records no phase: alone). Batches are formed per side, so one
@@ -69,6 +74,8 @@ def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = 
         return () if seen[0].accepted else None
     if exp.expect is Expect.DIAGNOSE and case.variant.valid_in is not None:
         return (DIAGNOSE,)  # rejected or warned: together, each judged with its twin (``twin_units``)
+    if exp.expect is Expect.RUNTIME and case.variant.mode in (Mode.LINK, Mode.RDC_LINK):
+        return (RUNS,)
     if exp.expect is not Expect.REJECT:
         return ()
     return (exp.phase,) if exp.phase in BATCHED_REJECTIONS else None
@@ -92,7 +99,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
             out.append(Unit(config=config, cases=(case,)))
     batches = []
     for key, cases in groups.items():
-        accept = key[-1] == ()  # the expected side ends the group key
+        accept = key[-1] in ((), (RUNS,))  # the expected side ends the group key
         limit = size if accept else min(size, REJECT_BATCH_SIZE)
         for start in range(0, len(cases), limit):
             batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]))))
