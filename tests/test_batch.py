@@ -1,5 +1,6 @@
 """Batched builds: attribution by member region, and fallback to single builds wherever it is not certain."""
 import json
+from dataclasses import replace
 import subprocess
 import sys
 from pathlib import Path
@@ -142,17 +143,19 @@ def test_units_that_build_programs_come_first():
         (Mode.LINK, 2), (Mode.LINK, 1), (Mode.COMPILE, 6)]
 
 
-def test_program_members_that_run_share_no_program_with_those_that_only_build():
-    """A program that runs loads every member's device code (JIT-linked at its first CUDA call for a PTX-only
-    target): a member that only needs to build must not be able to fail those that run."""
+def test_ptx_only_program_members_that_run_share_no_program_with_those_that_only_build():
+    """A PTX-only program JIT-links every member's device code at its first CUDA call: a member that only needs
+    to build must not be able to fail those that run. With SASS, nvlink links it at build time."""
     runtime = Expectation(expect=Expect.RUNTIME)
     run = [case(f"int main() {{ return {i}; }}\n", f"r{i}", mode=Mode.LINK, expectation=runtime) for i in range(3)]
     build = [case(f"int main() {{ return {i}; }}\n", f"b{i}", mode=Mode.LINK) for i in range(2)]
-    work = units([(c, CFG) for c in [*run, *build]])
+    ptx = replace(CFG, arch="compute_90")
+    work = units([(c, ptx) for c in [*run, *build]])
     assert sorted(tuple(c.variant.name for c in u.cases) for u in work) == [("b0", "b1"), ("r0", "r1", "r2")]
+    assert len(units([(c, CFG) for c in [*run, *build]])) == 1, "sm_90: one program"
     objects = [case("__device__ int f();\n", f"o{i}", expectation=e)
                for i, e in enumerate([runtime, Expectation(expect=Expect.ACCEPT)])]
-    assert len(units([(c, CFG) for c in objects])) == 1, "an object's value checks and its other members still share"
+    assert len(units([(c, ptx) for c in objects])) == 1, "an object's value checks and its other members share"
 
 
 SPLIT = [

@@ -51,16 +51,16 @@ class Unit:
 # often name no member, so those rejections are built alone.
 BATCHED_REJECTIONS = ("front-end", "device-link", "device-back-end")
 DIAGNOSE = "diagnose"  # the side of items that must be diagnosed (by an error or a warning) and have a twin
-# The side of a program's members that run: a program that runs loads every member's device code, and for a
-# PTX-only target the driver JIT-links it all at the first CUDA call, so a member that only needs to build,
-# whose device code does not link at run time, would fail every member that runs (measured: a compute_90
-# rdc-link batch whose runtime members all passed alone and together, but not beside such a member).
+# The side of a PTX-only program's members that run: the driver JIT-links the whole program's device code at its
+# first CUDA call, so a member that only needs to build, whose device code does not link at run time, would fail
+# every member that runs (measured: a compute_90 rdc-link batch whose runtime members all passed alone and together,
+# but not beside such a member). With SASS, nvlink links it all at build time, so such a member fails the build.
 RUNS = "runs"
 
 
 def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = ()) -> tuple | None:
-    """Return which way a build is expected to go: () accepted, (RUNS,) accepted and run (a program), (phase,)
-    rejected there, (DIAGNOSE,) rejected or warned; None: build it alone.
+    """Return which way a build is expected to go: () accepted, (RUNS,) accepted and run (a PTX-only program),
+    (phase,) rejected there, (DIAGNOSE,) rejected or warned; None: build it alone.
 
     The guide's expectation, or where a recorded deviation covers the item, what the toolchain was seen
     to do (a deviation seen rejected records no phase: alone). Batches are formed per side, so one
@@ -74,7 +74,7 @@ def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = 
         return () if seen[0].accepted else None
     if exp.expect is Expect.DIAGNOSE and case.variant.valid_in is not None:
         return (DIAGNOSE,)  # rejected or warned: together, each judged with its twin (``twin_units``)
-    if exp.expect is Expect.RUNTIME and case.variant.mode in (Mode.LINK, Mode.RDC_LINK):
+    if exp.expect is Expect.RUNTIME and case.variant.mode in (Mode.LINK, Mode.RDC_LINK) and ptx_only(config):
         return (RUNS,)
     if exp.expect is not Expect.REJECT:
         return ()
