@@ -1,7 +1,7 @@
 """What a run's child processes were and how long each kind took, from a trace of every child.
 
     SUITEGEN_TRACE_CHILDREN=trace.jsonl suitegen run ...
-    python benchmarks/children.py trace.jsonl
+    python benchmarks/children.py trace.jsonl      (or trace.jsonl.gz)
 
 Each child is put in one kind by its command: a batch build, a single build (whole, or only up to the
 device front end), a host-value link, a device link, a config or feature probe, a program run (a batch's
@@ -12,7 +12,9 @@ over the run's tenths (so the tail of a run shows what it waits for).
 from __future__ import annotations
 
 import collections
+import gzip
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -46,7 +48,8 @@ def kind(child: dict) -> str:
 
 
 def main(path: str) -> None:
-    children = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    text = gzip.decompress(Path(path).read_bytes()).decode() if path.endswith(".gz") else Path(path).read_text()
+    children = [json.loads(line) for line in text.splitlines() if line.strip()]
     if not children:
         print("no children traced")
         return
@@ -70,4 +73,8 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    try:
+        main(sys.argv[1])
+    except BrokenPipeError:  # read by a pipe that closed early (``| head``): end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
