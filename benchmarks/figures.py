@@ -59,7 +59,7 @@ def differ(a: Path, b: Path) -> str:
     vb = {(r.case_id, r.config_id): r.verdict for r in read_records(b / RESULTS)}
     both = va.keys() & vb.keys()
     count = sum(va[k] != vb[k] for k in both)
-    held = "" if both == va.keys() == vb.keys() else f" of the {len(both)} items both hold"
+    held = "" if both == va.keys() == vb.keys() else f" of the {len(both)} items both hold ({len(va)} and {len(vb)})"
     return f"{count} verdicts differ{held}"
 
 

@@ -431,7 +431,7 @@ def test_members_whose_error_stopped_a_batch_go_alone_at_once_in_later_batches(t
     session = engine.open_session(RunOptions(oracle=str(orc), templates=str(tpl), no_exec=True))
     (tc,) = session.toolchains
     first = batch_of(session, session.cases, Config(toolchain=tc, std=Std.CXX14, arch="sm_90"))
-    assert session.stoppers == {"dynamic initialization is not supported"}
+    assert session.stoppers == {(tc.fingerprint, "dynamic initialization is not supported")}
     assert sorted(r.batch.why for r in first if isinstance(r.batch, Alone)) == ["no batch build attributed it"] * 2
     second = batch_of(session, session.cases, Config(toolchain=tc, std=Std.CXX17, arch="sm_90"))
     assert [(type(r.batch), r.batch.why, r.batch.tried) for r in second] == [(Alone, STOPS, ())] * 3

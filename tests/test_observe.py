@@ -298,18 +298,20 @@ def test_real_cxx23_is_refused_or_observed(real):
         assert (why is None) == all(Std.CXX23.honoured_by(v) for v in sides)
 
 
-def test_preprocessor_script_keeps_the_listing_variables_and_preprocessor_stages():
-    listing = ('#$ _NVVM_BRANCH_=nvvm\n#$ INCLUDES="-Iinc"  \n'
+def test_preprocessor_stages_are_the_listings_preprocessor_commands_with_its_variables():
+    listing = ('#$ _NVVM_BRANCH_=nvvm\n#$ PATH=/c/Program Files (x86)/bin:/usr/bin\n'
+               '#$ LIBRARIES=  "-L/x/stubs" "-L/x/lib"\n'
                '#$ gcc -std=c++17 -E -x c++ "p.cu" -o "keep/p.cpp4.ii"\n'
                '#$ cudafe++ --c++17 "keep/p.cpp4.ii"\n'
-               '#$ gcc -D__CUDA_ARCH__=900 -E -x c++ "p.cu" -o "keep/p.cpp1.ii"\n'
+               '#$ "/usr/bin"/g++ -D__CUDA_ARCH__=900 -E -x c++ "p.cu" -o "keep/p.cpp1.ii"\n'
                '#$ "$CICC_PATH/cicc" -arch compute_90 "keep/p.cpp1.ii" -o "keep/p.ptx"\n'
                '#$ gcc -c -x c++ "keep/p.cudafe1.cpp" -o "p.o"\nnvcc warning : not a stage\n')
-    assert obs.preprocessor_script(listing) == (
-        'set -a\n_NVVM_BRANCH_=nvvm\nINCLUDES="-Iinc"\n'
-        'gcc -std=c++17 -E -x c++ "p.cu" -o "keep/p.cpp4.ii" && '
-        'gcc -D__CUDA_ARCH__=900 -E -x c++ "p.cu" -o "keep/p.cpp1.ii"')
-    assert obs.preprocessor_script("#$ _X_=1\n#$ cicc a.ii -o a.ptx\n") is None
+    env, stages = obs.preprocessor_stages(listing)
+    assert env == {"_NVVM_BRANCH_": "nvvm", "PATH": "/c/Program Files (x86)/bin:/usr/bin",
+                   "LIBRARIES": '"-L/x/stubs" "-L/x/lib"'}, "taken as they are: no shell reads them"
+    assert stages == [["gcc", "-std=c++17", "-E", "-x", "c++", "p.cu", "-o", "keep/p.cpp4.ii"],
+                      ["/usr/bin/g++", "-D__CUDA_ARCH__=900", "-E", "-x", "c++", "p.cu", "-o", "keep/p.cpp1.ii"]]
+    assert obs.preprocessor_stages("#$ _X_=1\n#$ cicc a.ii -o a.ptx\n") == ({"_X_": "1"}, [])
 
 
 def test_a_failing_preprocessor_stage_is_the_configs_refusal(fake_nvcc, tmp_path):

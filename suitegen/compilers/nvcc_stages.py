@@ -10,11 +10,12 @@ after the first target's ptxas, which the short command does not run before it.
 
 The same listing says how far two full builds run alike (``shared_stages``): a PTX-only config
 (``-arch=compute_90``) runs the very stages of ``-arch=sm_90`` up to and including cicc, and only then its own
-ptxas. So the PTX-only build of sources that the other's build rejected within those shared stages would stop
+ptxas check (``ptxas -arch=compute_90``, which writes no SASS). So the PTX-only build of sources that the other's build rejected within those shared stages would stop
 at the same stage with the same output (``compile.cached_build`` takes it from the cache).
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import tempfile
@@ -22,7 +23,7 @@ import threading
 from typing import Callable, Sequence
 
 from suitegen import procs
-from suitegen.compilers.cache import read_keyed, write_keyed
+from suitegen.compilers.cache import ENVIRONMENT, read_keyed, write_keyed
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import Toolchain, digest
 
@@ -98,15 +99,17 @@ def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[st
 def _answer(toolchain: Toolchain, question: str, first: Sequence[str], second: Sequence[str], timeout: float,
             ask: Callable[[str, str], bool | int]) -> bool | int | None:
     """Return ``ask`` of the two commands' ``--dryrun`` listings (None where nvcc could not list both): once per
-    toolchain, question and pair of commands, and kept in the cache by the toolchain's fingerprint and the
-    commands' arguments (not nvcc's path), as builds are."""
-    key = (question, toolchain.fingerprint, tuple(first), tuple(second))
+    toolchain, question, pair of commands and environment nvcc reads, and kept in the cache by the toolchain's
+    fingerprint, the commands' arguments (not nvcc's path) and that environment, as builds are."""
+    env = {name: os.environ.get(name) for name in ENVIRONMENT}
+    key = (question, toolchain.fingerprint, tuple(first), tuple(second), tuple(env.items()))
     with _lock:
         if key in _seen:
             return _seen[key]
-    path = cache_root() / "stages" / toolchain.fingerprint / f"{digest(question, list(first[1:]), list(second[1:]))}.json"
+    path = (cache_root() / "stages" / toolchain.fingerprint
+            / f"{digest(question, list(first[1:]), list(second[1:]), env)}.json")
     ident = {"question": question, "fingerprint": toolchain.fingerprint, "first": list(first[1:]),
-             "second": list(second[1:])}
+             "second": list(second[1:]), "environment": env}
     kept = read_keyed(path, ident)
     answer = kept.get("answer") if kept is not None and type(kept.get("answer")) in (bool, int) else None
     if answer is None:

@@ -6,12 +6,15 @@ So each config is probed once: a small ``.cu`` whose preprocessed text spells ou
 ``__CUDA_ARCH__`` and the flag macros of every compilation side, and whose ``fatbinary`` sub-command names
 the targets the module holds. nvcc lists the stages of the config's build (``--dryrun``: with its own
 warnings, or its refusal); the probe runs the preprocessor stages of that list, the very commands a build
-runs, into ``-keep-dir`` (``preprocessor_script``), and reads their output. The stages after them (cudafe++,
-cicc, ptxas, the host compiler) decide nothing the probe reports. The result is cached per toolchain
-fingerprint and memoised per process; ``mismatch`` compares it with the ask.
+runs, into ``-keep-dir`` (``preprocessor_stages``), and reads their output. A refusal there (a host compiler
+without the dialect) is the config's. The stages after them (cudafe++, cicc, ptxas, the host compiler's
+compile) are not run: a toolchain whose later stages fail even on an empty program shows it in every item's
+build, each with its diagnostics as evidence. The result is cached per toolchain fingerprint and memoised per
+process; ``mismatch`` compares it with the ask.
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import tempfile
@@ -139,40 +142,45 @@ def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
         (folder / "keep").mkdir()
         argv = probe_command(toolchain, std, arch, flags)
         try:
-            listed = procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=folder)
-            script = preprocessor_script(listed.output) if listed.returncode == 0 else None
-            done = procs.run(["sh", "-c", script], timeout=timeout, cwd=folder) if script else listed
+            done = listed = procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=folder)
+            env, stages = preprocessor_stages(listed.output) if listed.returncode == 0 else ({}, [])
+            for stage in stages:  # one after another, as nvcc runs them; the first that fails ends it
+                done = procs.run(stage, timeout=timeout, cwd=folder, env=dict(os.environ, **env))
+                if done.returncode != 0 or done.timed_out:
+                    break
         except OSError as exc:
-            return ObservedConfig(error=f"cannot run {toolchain.nvcc}: {exc.strerror or exc}"), False
+            return ObservedConfig(error=f"cannot run {exc.filename or toolchain.nvcc}: {exc.strerror or exc}"), False
         if done.timed_out:
             return ObservedConfig(error="timed out"), False
         if done.returncode != 0:
             # A refusal (nvcc exits > 0) is a fact about the toolchain; a probe killed by a signal is not.
             return ObservedConfig(error=first_error(done.output, done.returncode)), done.returncode > 0
-        if script is None:
+        if not stages:
             return ObservedConfig(error="nvcc --dryrun listed no preprocessor stage"), True
         return parse(listed.output, _probe_texts(folder / "keep")), True
 
 
-def preprocessor_script(listing: str) -> str | None:
-    """Return a ``sh`` script that runs the preprocessor stages (``-E`` into a ``.ii`` file) of an ``nvcc
-    --dryrun`` listing, in order, with the variables the listing sets (exported, as nvcc does for its
-    stages); None where it lists none."""
-    assignments, commands = [], []
+def preprocessor_stages(listing: str) -> tuple[dict[str, str], list[list[str]]]:
+    """Return what an ``nvcc --dryrun`` listing sets for its stages (``NAME=value`` lines, taken as they are:
+    nvcc runs its stages with them) and its preprocessor stages (``-E`` into a ``.ii`` file), in order, each as
+    an argument list (nvcc prints them quoted for a shell; none is run through one)."""
+    env: dict[str, str] = {}
+    stages = []
     for line in listing.splitlines():
         if not line.startswith("#$ "):
             continue
         text = line[3:].strip()
-        if re.match(r"[A-Za-z_]\w*=", text):
-            assignments.append(text)
+        assignment = re.match(r"([A-Za-z_]\w*)=(.*)$", text)
+        if assignment:
+            env[assignment[1]] = assignment[2].strip()
             continue
         try:
             words = shlex.split(text)
         except ValueError:
             continue
         if "-E" in words and "-o" in words[:-1] and words[words.index("-o") + 1].endswith(".ii"):
-            commands.append(text)
-    return "\n".join(["set -a", *assignments, " && ".join(commands)]) if commands else None
+            stages.append(words)
+    return env, stages
 
 
 def _probe_texts(keep: Path) -> list[str]:

@@ -114,8 +114,8 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
 
 
 def ptx_only(config: Config) -> bool:
-    """Whether a config builds PTX only (``compute_90``)."""
-    return "+" not in config.arch and config.arch.startswith("compute_")
+    """Whether a config builds PTX only (``compute_90``, ``compute_80+compute_90``)."""
+    return all(target.startswith("compute_") for target in config.arch.split("+"))
 
 
 def builds_programs(unit: Unit) -> bool:
@@ -338,7 +338,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                          observed_config=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
     todo = [c for c in cases if preps[c.key].final is None]
-    stopping = [c for c in todo if _stops_cicc(session, preps[c.key])]
+    stopping = [c for c in todo if _stops_the_build(session, config, preps[c.key])]
     leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in stopping]
     todo = [c for c in todo if c not in stopping]
     _unplanned_twins(session, todo, config, preps)
@@ -346,9 +346,9 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
         afters = {c.key: preps[c.key].after for c in todo}
-        stopped: set[str] = set()  # members ``_again`` left alone: a batch's cicc stopped at an error like theirs
+        stopped: set[str] = set()  # members ``_again`` left alone: a batch stopped at an error like theirs
         built = _build(session, todo, config, Path(tmp), tried, hints, afters, stopped) if len(todo) > 1 else {}
-        session.stoppers.update(preps[k].expectation.diagnostic for k in stopped
+        session.stoppers.update((config.toolchain.fingerprint, preps[k].expectation.diagnostic) for k in stopped
                                 if preps[k].expectation.expect is Expect.REJECT)
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
         hosted = _batch_host_values(session, todo, built, afters, config)
@@ -388,10 +388,10 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
 STOPS = "a batch of the run showed that its expected error stops the build at the first such error"
 
 
-def _stops_cicc(session: Session, prep: Preparation) -> bool:
+def _stops_the_build(session: Session, config: Config, prep: Preparation) -> bool:
     exp = prep.expectation
     return (exp is not None and exp.expect is Expect.REJECT and exp.diagnostic is not None
-            and exp.diagnostic in session.stoppers)
+            and (config.toolchain.fingerprint, exp.diagnostic) in session.stoppers)
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:

@@ -69,9 +69,9 @@ class Session:
     gpus: GpuPool | None = None
     fatbin: FatbinRunner | None = None
     twins: Twins = field(default_factory=Twins)
-    # Expected diagnostics (regexes) whose error a batch showed to stop cicc at the first of them: members
-    # expected to be rejected with one go alone at once (``item.run_batch``), not through a batch of their own.
-    stoppers: set[str] = field(default_factory=set)
+    # (toolchain fingerprint, expected diagnostic): errors a batch showed to stop that toolchain's build at the
+    # first of them; members expected to be rejected with one go alone at once (``item.run_batch``).
+    stoppers: set[tuple[str, str]] = field(default_factory=set)
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:
         """Return what a build of this case's kind under this config does (probed once, see build.observe);
