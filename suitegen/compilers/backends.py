@@ -82,6 +82,24 @@ class Backend(Protocol):
         (which gives ``sm_XX`` and ``compute_XX`` names)."""
 
 
+class OneProcess:
+    """What a compiler that runs every stage in one process (NVRTC, clang) answers for nvcc's stage shortcuts: no
+    short front-end build, and no build that shares another's stages."""
+
+    def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
+        return None
+
+    def first_front_end(self, result: CompileResult) -> bool:
+        return False
+
+    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> None:
+        return None
+
+    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
+                                 output: str) -> bool:
+        return False
+
+
 def of(kind: Compiler) -> Backend:
     """Return the backend of a compiler kind."""
     return importlib.import_module(MODULES[kind]).BACKEND

@@ -20,7 +20,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, Sequence
 
 from suitegen import procs
-from suitegen.compilers import diagnostics
+from suitegen.compilers import backends, diagnostics
 from suitegen.model import (Case, CompileResult, Compiler, Config, Diagnostic, Mode, Outcome, Phase, Toolchain,
                             digest)
 
@@ -168,7 +168,7 @@ def classify(argv: list[str], returncode: int, text: str, duration: float) -> Co
                          commands=(tuple(argv),), output=text, duration=duration)
 
 
-class Clang:
+class Clang(backends.OneProcess):
     """clang++ compiling CUDA, its host side included, with the CUDA install's ptxas, fatbinary and nvlink."""
 
     kind = Compiler.CLANG
@@ -223,19 +223,6 @@ class Clang:
 
     def classify(self, argv: list[str], returncode: int, text: str, duration: float) -> CompileResult:
         return classify(argv, returncode, text, duration)
-
-    def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
-        return None  # one process runs every stage
-
-    def first_front_end(self, result: CompileResult) -> bool:
-        return False  # no short build
-
-    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
-        return None  # no build shares another's stages
-
-    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
-                                 output: str) -> bool:
-        return False
 
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         if any(t.startswith("compute_") for t in targets(config.arch)):

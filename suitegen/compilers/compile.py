@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
@@ -60,12 +60,9 @@ def cached_build(config: Config, argv: list[str], files: Mapping[str, str | byte
     With a build store (``cache.store``) every build goes through it: recorded with its product, or replayed
     (its product and module written to ``folder``; one not recorded is a toolchain error, never compiled).
     """
-    backend = backends.of(config.toolchain.kind)
-    mode = cache.store()
-    k = cache.key(config.toolchain, argv, files) if cached or mode else None
-    if k is None:
-        return _build(config, argv, files, folder, timeout, cached, image, k)
-    with one_at_a_time(k):  # a second thread asking for this build takes the first one's result from the cache
+    k = cache.key(config.toolchain, argv, files) if cached or cache.store() else None
+    # a second thread asking for a cached build takes the first one's result from the cache
+    with one_at_a_time(k) if k is not None else nullcontext():
         return _build(config, argv, files, folder, timeout, cached, image, k)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from typing import Iterable, Sequence
 
+from suitegen.compilers import backends
 from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Outcome, Phase, Toolchain
 
 LIBRARY = re.compile(r"libnvrtc\.so(\.\d+)*$")
@@ -146,7 +147,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-class Nvrtc:
+class Nvrtc(backends.OneProcess):
     """NVRTC: one file of device code for one target, built in a process of its own (see the module)."""
 
     kind = Compiler.NVRTC
@@ -175,19 +176,6 @@ class Nvrtc:
                                  diagnostics=diagnostics.parse(text).diagnostics, commands=(tuple(argv),),
                                  output=text, duration=duration)
         return nvcc.classify(argv, returncode, text, duration)  # its log reads as nvcc's (see main)
-
-    def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
-        return None  # one process runs every stage
-
-    def first_front_end(self, result: CompileResult) -> bool:
-        return False  # no short build
-
-    def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
-        return None  # no build shares another's stages
-
-    def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
-                                 output: str) -> bool:
-        return False
 
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return out_of_scope(case, config)

@@ -338,9 +338,9 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                          observed_config=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
     todo = [c for c in cases if preps[c.key].final is None]
-    stopping = [c for c in todo if _stops_the_build(session, config, preps[c.key])]
-    leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in stopping]
-    todo = [c for c in todo if c not in stopping]
+    stopping = {c.key for c in todo if _stops_the_build(session, config, preps[c.key])}
+    leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in todo if c.key in stopping]
+    todo = [c for c in todo if c.key not in stopping]
     _unplanned_twins(session, todo, config, preps)
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
