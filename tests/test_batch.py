@@ -230,18 +230,46 @@ def test_a_diagnostic_in_one_member_s_region_naming_another_s_symbols_leaves_bot
 
 def test_a_phase_that_stops_at_one_member_s_error():
     """cicc stops at some errors (dynamic initialization of a function-scope static): members expected to
-    give the same error are built alone, the rest together; without such a hint, two peels end it."""
+    give the same error are built alone, the rest together, and the run learns the error (the member's own
+    too, where it is the one it expected). Where cicc stopped, the rest are built again however often it
+    peels one; elsewhere (a linker), two peels without such a hint end it."""
     cases = [case("int x;\n", f"m{i}") for i in range(4)]
-    stop = diag("error", "main.cu", phase=Phase.CICC, msg="dynamic initialization is not supported for a static")
-    peeled = result(Outcome.REJECTED, stop, phase=Phase.CICC)
-    out = {cases[0].key: Member(result=peeled, source=Batched(id="b", size=4),
-                                built=Built(module=Path("m"), product=None, member=0))}
+
+    def peeled_at(phase):
+        stop = diag("error", "main.cu", phase=phase, msg="dynamic initialization is not supported for a static")
+        peeled = result(Outcome.REJECTED, stop, phase=phase)
+        return peeled, {cases[0].key: Member(result=peeled, source=Batched(id="b", size=4),
+                                             built=Built(module=Path("m"), product=None, member=0))}
+    peeled, out = peeled_at(Phase.CICC)
     hints = {cases[1].key: "dynamic initialization", cases[2].key: "typeid", cases[3].key: None}
     stopped = set()
     assert _again(peeled, cases, cases[1:], out, hints, False, stopped) == [([cases[2], cases[3]], False)]
     assert stopped == {cases[1].key}, "the run learns which expected errors stop the build"
+    stopped = set()
+    hints = {cases[0].key: "dynamic initialization", cases[2].key: "typeid"}
+    assert _again(peeled, cases, cases[1:], out, hints, True, stopped) == [(cases[1:], False)]
+    assert stopped == {cases[0].key}, "the member cicc stopped at, with the error it expected"
+    assert _again(peeled, cases, cases[1:], out, {cases[0].key: "typeid"}, True, stopped := set()) == [(cases[1:], False)]
+    assert stopped == set(), "an error it did not expect teaches nothing"
+    peeled, out = peeled_at(Phase.NVLINK)
     assert _again(peeled, cases, cases[1:], out, {}, peeling=False) == [(cases[1:], True)]
     assert _again(peeled, cases, cases[1:], out, {}, peeling=True) == []
+
+
+def test_the_members_a_diagnostic_crossed_between_go_alone_and_the_others_are_attributed():
+    """nvcc put member 1's warning about a compiler-derived constructor in member 0's file: those two are
+    uncertain, member 2 is not (its diagnostics sit in its own region and name only its symbols)."""
+    warned = result(Outcome.ACCEPTED_WITH_WARNINGS,
+                    diag("warning", "sg_b0/main.cu", msg='calling a __host__ function("sg_b1::Base::Base()") from a '
+                                                         '__host__ __device__ function("sg_b1::Base::Base [subobject]")'),
+                    diag("warning", "sg_b2/main.cu", msg='variable "sg_b2::v" was declared but never referenced'))
+    parts = batch.split(warned, 4)
+    assert [p and p.outcome for p in parts] == [None, None, Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED]
+    assert batch.crossed(warned) == {0, 1}
+    cases = [case("int x;\n", f"m{i}") for i in range(5)]
+    out = {c.key: None for c in cases[2:4]}
+    assert _again(warned, cases, [cases[0], cases[1], cases[4]], out, {}, False) == [([cases[4]], False)], (
+        "the crossed members are not built together again")
 
 
 def test_messages_read_like_a_single_compile_s():

@@ -67,9 +67,7 @@ def suspects(result: CompileResult, size: int) -> set[int]:
             out.add(index)
         elif index is None and d.severity in ("error", "fatal", "warning"):
             out |= named
-        if index is not None and named and named != {index} and d.severity in ("error", "fatal", "warning"):
-            out |= {index} | named
-    return {i for i in out if i < size}
+    return {i for i in out | crossed(result) if i < size}
 
 
 def batch_files(cases: Sequence[Case]) -> dict[str, str]:
@@ -122,21 +120,20 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     Certain: every phase ran (the batch was accepted) and each member's diagnostics are the ones in its
     own region or naming only its symbols; or the batch was rejected and the member has an error of its
     own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
-    error or warning that belongs to no member or to several, or sits in one member's region but names
-    another's symbols; the front end's error limit; a member
-    without an error in a rejected batch (the phases after the failing one never saw it).
+    error or warning that belongs to no member or to several; the front end's error limit; a member
+    without an error in a rejected batch (the phases after the failing one never saw it); the members on
+    both sides of a diagnostic that sits in one member's region but names another's symbols (``crossed``).
     """
     if result.outcome.infrastructure:
         return [None] * size
+    crossing = crossed(result)
     own: list[list] = [[] for _ in range(size)]
     closing = []
     for d in result.diagnostics:
         index = member_of(d.file)
         named = mentioned(d.message)
         if index is not None and named and named != {index}:
-            # the file names one member and the message another's symbols: nvcc places some diagnostics of
-            # a compiler-derived member (a ``[subobject]`` constructor) in another member's file
-            return [None] * size
+            continue  # both sides are uncertain (``crossed``)
         if index is None and d.file is None:
             index = named_member(d.message)
         if index is None and d.file is None and CLOSING.match(d.message):
@@ -156,7 +153,20 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
             return [None] * size
         for diags in errors:
             diags.append(line)
-    return [_member(result, tuple(diags), size) for diags in own]
+    return [None if index in crossing else _member(result, tuple(diags), size) for index, diags in enumerate(own)]
+
+
+def crossed(result: CompileResult) -> set[int]:
+    """Return the members on both sides of each diagnostic that sits in one member's region but names another's
+    symbols: nvcc places some diagnostics of a compiler-derived member (a ``[subobject]`` constructor) in a
+    neighbour's file, so neither member's own diagnostics are certain. The others' are: each of their
+    diagnostics sits in its own region and names only its own symbols."""
+    out: set[int] = set()
+    for d in result.diagnostics:
+        index, named = member_of(d.file), mentioned(d.message)
+        if index is not None and named and named != {index}:
+            out |= {index} | named
+    return out
 
 
 def _member(result: CompileResult, diags: tuple, size: int) -> CompileResult | None:

@@ -197,11 +197,12 @@ def _after(session: Session, case: Case, config: Config, after: AfterBuild, buil
 def run_one(session: Session, case: Case, config: Config) -> Record:
     """Judge one item alone: nothing is built for an UNSUPPORTED or unhonoured config.
 
-    An item expected to be rejected by the device front end is first built only up to it; a verdict
-    other than PASS or XFAIL is never taken from that short build: the item is built whole and judged again,
-    so every FAIL's evidence and reproducer is the full command."""
+    An item expected to be rejected by the device front end is first built only up to it (not where a recorded
+    deviation says the toolchain accepts it); a verdict other than PASS or XFAIL is never taken from that short
+    build: the item is built whole and judged again, so every FAIL's evidence and reproducer is the full
+    command."""
     prep = _prepare(session, case, config)
-    if _front_end_first(prep):
+    if _front_end_first(prep) and expected_side(case, config, session.oracle.deviations) != ():
         record = _judge_alone(session, case, config, prep, short=True)
         if record is not None and record.verdict in (Verdict.PASS, Verdict.XFAIL):
             return record
@@ -338,7 +339,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
                          observed_config=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
     todo = [c for c in cases if preps[c.key].final is None]
-    stopping = {c.key for c in todo if _stops_the_build(session, config, preps[c.key])}
+    stopping = {c.key for c in todo if _stops_the_build(session, case=c, config=config, prep=preps[c.key])}
     leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in todo if c.key in stopping]
     todo = [c for c in todo if c.key not in stopping]
     _unplanned_twins(session, todo, config, preps)
@@ -346,7 +347,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
         afters = {c.key: preps[c.key].after for c in todo}
-        stopped: set[str] = set()  # members ``_again`` left alone: a batch stopped at an error like theirs
+        stopped: set[str] = set()  # members whose expected error stopped a build of the batch (``_again``)
         built = _build(session, todo, config, Path(tmp), tried, hints, afters, stopped) if len(todo) > 1 else {}
         session.stoppers.update((config.toolchain.fingerprint, preps[k].expectation.diagnostic) for k in stopped
                                 if preps[k].expectation.expect is Expect.REJECT)
@@ -388,10 +389,13 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
 STOPS = "a batch of the run showed that its expected error stops the build at the first such error"
 
 
-def _stops_the_build(session: Session, config: Config, prep: Preparation) -> bool:
+def _stops_the_build(session: Session, *, case: Case, config: Config, prep: Preparation) -> bool:
+    """Whether an item is expected to be rejected with an error the run has seen stop a build (not where a
+    recorded deviation says the toolchain accepts it: that item is built on the accepting side)."""
     exp = prep.expectation
     return (exp is not None and exp.expect is Expect.REJECT and exp.diagnostic is not None
-            and (config.toolchain.fingerprint, exp.diagnostic) in session.stoppers)
+            and (config.toolchain.fingerprint, exp.diagnostic) in session.stoppers
+            and expected_side(case, config, session.oracle.deviations) != ())
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
@@ -557,19 +561,31 @@ def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = 
     - A phase that stopped at one member's error (cicc stops at some errors, and the linkers and the
       host compiler may): members expected to give an error like it are left alone (added to ``stopped``:
       the run's later batches send members expected to give it alone at once, ``Session.stoppers``), the rest
-      built again; after two builds that peel one member without such a hint, the rest are left alone.
+      built again. Where cicc stopped, that member's expected error is learned the same way, and the rest are
+      built again until a build attributes them or stops at the next such error (a build that cicc rejects
+      costs little more than one member's build up to cicc); elsewhere, after two builds that peel one member
+      without such a hint, the rest are left alone.
+    - A build that attributed some: the rest are built again, but for the members a diagnostic crossed
+      between (``batch.crossed``), which are left alone.
     - A build that attributed nobody (an error outside every member): the members its errors and
       warnings name are left alone and the rest built again; where they name nobody, it is halved.
     """
     peeled = len(cases) - len(rest)
+    if peeled:  # the members a diagnostic crossed between would cross again: alone
+        crossing = {cases[i].key for i in batch.crossed(result) if i < len(cases)}
+        rest = [c for c in rest if c.key not in crossing]
     if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase not in EVERY_MEMBER:
-        (only,) = out.values()
+        ((key, only),) = out.items()
         messages = [d.message for d in only.result.diagnostics if d.severity in ("error", "fatal")]
         alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
+        if result.phase is FRONT_END and stopped is not None and any(_matches(hints.get(key) or "$^", m) for m in messages):
+            stopped.add(key)  # its expected error stopped cicc: later batches send members expected to give it alone
         if alike:
             if stopped is not None:
                 stopped |= alike
             return [([c for c in rest if c.key not in alike], False)]
+        if result.phase is FRONT_END:
+            return [(rest, False)]  # the next build stops at the next such error, or attributes the rest
         return [] if peeling else [(rest, True)]
     if peeled:
         return [(rest, False)]
