@@ -561,10 +561,11 @@ def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = 
     - A phase that stopped at one member's error (cicc stops at some errors, and the linkers and the
       host compiler may): members expected to give an error like it are left alone (added to ``stopped``:
       the run's later batches send members expected to give it alone at once, ``Session.stoppers``), the rest
-      built again. Where cicc stopped, that member's expected error is learned the same way, and the rest are
-      built again until a build attributes them or stops at the next such error (a build that cicc rejects
-      costs little more than one member's build up to cicc); elsewhere, after two builds that peel one member
-      without such a hint, the rest are left alone.
+      built again. Where cicc stopped, the rest are built again until a build attributes them or stops at
+      the next such error (a build that cicc rejects costs little more than one member's build up to cicc);
+      elsewhere, after two builds that peel one member without such a hint, the rest are left alone. (The
+      member's own expected error is not learned: its regex is often shared by members cicc reports
+      together, and a nightly sent 536 more of them alone.)
     - A build that attributed some: the rest are built again, but for the members a diagnostic crossed
       between (``batch.crossed``), which are left alone.
     - A build that attributed nobody (an error outside every member): the members its errors and
@@ -575,11 +576,9 @@ def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = 
         crossing = {cases[i].key for i in batch.crossed(result) if i < len(cases)}
         rest = [c for c in rest if c.key not in crossing]
     if peeled == 1 and result.outcome is Outcome.REJECTED and result.phase not in EVERY_MEMBER:
-        ((key, only),) = out.items()
+        (only,) = out.values()
         messages = [d.message for d in only.result.diagnostics if d.severity in ("error", "fatal")]
         alike = {c.key for c in rest if hints.get(c.key) and any(_matches(hints[c.key], m) for m in messages)}
-        if result.phase is FRONT_END and stopped is not None and any(_matches(hints.get(key) or "$^", m) for m in messages):
-            stopped.add(key)  # its expected error stopped cicc: later batches send members expected to give it alone
         if alike:
             if stopped is not None:
                 stopped |= alike
