@@ -10,8 +10,9 @@ after the first target's ptxas, which the short command does not run before it.
 
 The same listing says how far two full builds run alike (``shared_stages``): a PTX-only config
 (``-arch=compute_90``) runs the very stages of ``-arch=sm_90`` up to and including cicc, and only then its own
-ptxas check (``ptxas -arch=compute_90``, which writes no SASS). So the PTX-only build of sources that the other's build rejected within those shared stages would stop
-at the same stage with the same output (``compile.cached_build`` takes it from the cache).
+ptxas check (``ptxas -arch=compute_90``, which writes no SASS). So the PTX-only build of sources that the other's
+build rejected within those shared stages would stop at the same stage with the same output
+(``compile.cached_build`` takes it from the cache).
 """
 from __future__ import annotations
 

@@ -202,7 +202,7 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     build: the item is built whole and judged again, so every FAIL's evidence and reproducer is the full
     command."""
     prep = _prepare(session, case, config)
-    if _front_end_first(prep) and expected_side(case, config, session.oracle.deviations) != ():
+    if _front_end_first(prep) and not _seen_accepted(session, case, config):
         record = _judge_alone(session, case, config, prep, short=True)
         if record is not None and record.verdict in (Verdict.PASS, Verdict.XFAIL):
             return record
@@ -395,7 +395,12 @@ def _stops_the_build(session: Session, *, case: Case, config: Config, prep: Prep
     exp = prep.expectation
     return (exp is not None and exp.expect is Expect.REJECT and exp.diagnostic is not None
             and (config.toolchain.fingerprint, exp.diagnostic) in session.stoppers
-            and expected_side(case, config, session.oracle.deviations) != ())
+            and not _seen_accepted(session, case, config))
+
+
+def _seen_accepted(session: Session, case: Case, config: Config) -> bool:
+    """Whether a recorded deviation says the toolchain accepts the item (``expected_side``: the accepting side)."""
+    return expected_side(case, config, session.oracle.deviations) == ()
 
 
 def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
@@ -563,9 +568,8 @@ def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = 
       the run's later batches send members expected to give it alone at once, ``Session.stoppers``), the rest
       built again. Where cicc stopped, the rest are built again until a build attributes them or stops at
       the next such error (a build that cicc rejects costs little more than one member's build up to cicc);
-      elsewhere, after two builds that peel one member without such a hint, the rest are left alone. (The
-      member's own expected error is not learned: its regex is often shared by members cicc reports
-      together, and a nightly sent 536 more of them alone.)
+      elsewhere, after two builds that peel one member without such a hint, the rest are left alone. That
+      member's own expected error is not learned: members cicc reports together often share its pattern.
     - A build that attributed some: the rest are built again, but for the members a diagnostic crossed
       between (``batch.crossed``), which are left alone.
     - A build that attributed nobody (an error outside every member): the members its errors and
