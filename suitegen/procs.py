@@ -22,6 +22,11 @@ _lock = threading.Lock()
 _stopping = threading.Event()
 _cores: threading.Semaphore | None = None  # see ``limit_cores``
 TRACE = "SUITEGEN_TRACE_CHILDREN"  # a file: every finished child appended as a JSON line (for benchmarks)
+# glibc's malloc on transparent huge pages for the children that work the CPU (a paging setting: what a compiler
+# says and builds is the same). nvcc's cudafe++ touches about 190 MB even for an empty file: 46,000 page faults,
+# half its time. Measured here (2 cores, nvcc 13.0): quick cold 78 -> 70 core-s, the same verdicts. It takes effect
+# where the kernel's transparent huge pages are "always" or "madvise", and does nothing where they are "never".
+HUGE_PAGES = "glibc.malloc.hugetlb=1"
 
 
 class Stopped(Exception):
@@ -91,9 +96,12 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
 
     A child run in a folder (``cwd``: a scratch folder) gets it as its ``TMPDIR``: nvcc's ``tmpxft_*``
     files and the host compiler's then live there, and go with the folder even when the child is killed.
+    A child that works the CPU gets ``HUGE_PAGES``, unless its environment already sets that tunable.
     Raises OSError if it cannot start and ``Stopped`` if the run is stopping.
     """
     cores = _cores if core else None
+    if core:
+        env = with_huge_pages(os.environ if env is None else env)
     if cores is not None:
         cores.acquire()
     try:
@@ -101,6 +109,15 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | str | None = None,
     finally:
         if cores is not None:
             cores.release()
+
+
+def with_huge_pages(env: Mapping[str, str]) -> dict[str, str]:
+    """Return ``env`` with ``HUGE_PAGES`` added to its glibc tunables (kept as it is where it names that one)."""
+    tunables = env.get("GLIBC_TUNABLES", "")
+    name = HUGE_PAGES.split("=")[0]
+    if any(t.split("=")[0] == name for t in tunables.split(":")):
+        return dict(env)
+    return {**env, "GLIBC_TUNABLES": f"{tunables}:{HUGE_PAGES}" if tunables else HUGE_PAGES}
 
 
 def _run(argv: Sequence[str], timeout: float, cwd: Path | str | None, env: Mapping[str, str] | None) -> Completed:

@@ -37,3 +37,14 @@ def test_every_child_is_traced_where_asked(tmp_path, monkeypatch):
     (line,) = [json.loads(x) for x in trace.read_text().splitlines()]
     assert line["argv"] == ["sh", "-c", "exit 3"] and line["rc"] == 3 and line["cwd"] == tmp_path.name
     assert line["end"] >= line["start"]
+
+
+def test_children_that_work_the_cpu_get_malloc_on_huge_pages_unless_their_env_says_otherwise(monkeypatch):
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    show = ["sh", "-c", "echo \"$GLIBC_TUNABLES\""]
+    assert procs.run(show, timeout=30).output.strip() == procs.HUGE_PAGES
+    assert procs.run(show, timeout=30, core=False).output.strip() == "", "GPU programs run as they are"
+    env = {"PATH": "/usr/bin:/bin", "GLIBC_TUNABLES": "glibc.malloc.arena_max=2"}
+    assert procs.run(show, timeout=30, env=env).output.strip() == f"glibc.malloc.arena_max=2:{procs.HUGE_PAGES}"
+    env["GLIBC_TUNABLES"] = "glibc.malloc.hugetlb=0"
+    assert procs.run(show, timeout=30, env=env).output.strip() == "glibc.malloc.hugetlb=0", "the user's choice stays"

@@ -6,6 +6,8 @@ import pytest
 from suitegen.compilers import features, toolchain
 from suitegen.compilers.toolchain import ToolchainError
 from suitegen.frontends.cli import main
+from suitegen.model import Std
+from suitegen.oracle.conditions import Env
 
 from conftest import WRITES_OUTPUT
 
@@ -117,6 +119,23 @@ def test_detected_features_come_from_probes(fake_nvcc):
     # one that exits 0 but writes no object has none either
     silent = toolchain.probe(str(fake_nvcc("exit 0  # writes nothing")))
     assert not toolchain.machine_features(silent) & {"has-nvfunctional", "has-int128", "has-float128"}
+
+
+def test_a_run_asks_for_probed_features_only_where_a_condition_needs_one(fake_nvcc, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from suitegen.oracle.conditions import parse
+    go = tmp_path / "go"  # the fake's feature probes wait for it
+    wait = f'case "$*" in *has-*) while [ ! -e {go} ]; do sleep 0.05; done;; esac\n'
+    tc = toolchain.probe(str(fake_nvcc(wait + WRITES_OUTPUT + "exit 0")))
+    with ThreadPoolExecutor(max_workers=1) as probes:
+        feats = toolchain.machine_features(tc, probes)  # returns while the probes run
+        env = Env(std=Std.CXX17, arch="sm_90", nvcc=tc.version, features=feats | {"gpu"})
+        assert not feats.probed.done()
+        assert parse("linux && host-gcc && gpu && !windows")(env), "known features answer at once"
+        assert not feats.probed.done()
+        go.touch()
+        assert parse("has-int128 && has-libcudacxx")(env), "a probed one waits for the probes' answer"
+    assert feats.probed.done() and "has-int128" in feats
 
 
 def test_feature_probing_stops_with_the_run_and_caches_nothing(fake_nvcc):

@@ -25,6 +25,7 @@ class Backend(Protocol):
 
     kind: Compiler
     batches: bool  # whether cases of one config may share a translation unit (``build.batch``)
+    probes_features: bool  # whether the feature probes (``probe_command`` builds) tell what it has
     same_messages: bool  # its diagnostics are worded as the oracle's (nvcc's front end); else judged by
     # outcome, phase and line only
     module_sections: tuple[str, ...]  # an object whose sources have device code holds one (see ``artifacts``)
@@ -72,7 +73,9 @@ class Backend(Protocol):
         cubin or PTX), or None where it made none (writing why to ``compile.DLINK_LOG`` if it knows)."""
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
-        """Return the condition features this compiler has on this machine (beyond the platform's)."""
+        """Return the condition features this compiler has on this machine (beyond the platform's), as known
+        without building anything: the feature probes (``features.detected_features``) add theirs where
+        ``probes_features``."""
 
     def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         """Return a plain C++17 compile (``-c``) of a feature probe, the compiler's defaults otherwise."""

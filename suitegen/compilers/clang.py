@@ -173,6 +173,7 @@ class Clang(backends.OneProcess):
 
     kind = Compiler.CLANG
     batches = True
+    probes_features = True
     same_messages = False
     module_sections = ()  # clang emits device code only for what is used: an object of unused functions has none
 
@@ -268,9 +269,8 @@ class Clang(backends.OneProcess):
         return (folder / "dev.fatbin").read_bytes()
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
-        from suitegen.compilers import features
         # clang is its own host compiler: the host-compiler rules of a clang host apply
-        return frozenset({"clang", "host-clang"}) | features.detected_features(toolchain)
+        return frozenset({"clang", "host-clang"})
 
     def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         from suitegen.model import Std

@@ -88,7 +88,7 @@ def detected_features(toolchain: Toolchain) -> frozenset[str]:
                     and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source},
                                           backends.of(toolchain.kind).module_sections) is None)
         probes = hooks.refs("feature")
-        with ThreadPoolExecutor(max_workers=max(1, min(len(probes), os.cpu_count() or 1))) as pool:  # side by side
+        with ThreadPoolExecutor(max_workers=max(1, len(probes))) as pool:  # all at once: the slowest sets the time
             found = {p.name for p, yes in zip(probes, pool.map(present, probes)) if yes}
     entry = {"fingerprint": toolchain.fingerprint, "probes": [p.name for p in probes],
              "features": sorted(found)}

@@ -71,6 +71,7 @@ class Nvcc:
 
     kind = Compiler.NVCC
     batches = True
+    probes_features = True
     same_messages = True
     module_sections = artifacts.MODULE_SECTIONS
 
@@ -152,9 +153,8 @@ class Nvcc:
         return None
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
-        from suitegen.compilers import features
         from suitegen.compilers.toolchain import host_features
-        return host_features(toolchain) | features.detected_features(toolchain)
+        return host_features(toolchain)
 
     def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         return [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", source, "-o", out]

@@ -152,6 +152,7 @@ class Nvrtc(backends.OneProcess):
 
     kind = Compiler.NVRTC
     batches = False  # one program per process
+    probes_features = False  # the feature probes are nvcc builds
     same_messages = True  # its front end is nvcc's
     module_sections = ()  # it writes no object
 
@@ -185,7 +186,7 @@ class Nvrtc(backends.OneProcess):
         return out.read_bytes() if out.exists() else None
 
     def features(self, toolchain: Toolchain) -> frozenset[str]:
-        return frozenset({"nvrtc"})  # no host compiler, and the feature probes are nvcc builds
+        return frozenset({"nvrtc"})  # no host compiler
 
     def target_queries(self, toolchain: Toolchain):
         ask = [sys.executable, "-c", "import sys; from suitegen.compilers import nvrtc; "

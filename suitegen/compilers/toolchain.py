@@ -8,12 +8,14 @@ import re
 import shutil
 import sys
 import tempfile
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends
 from suitegen.model import Compiler, Toolchain, digest
+from suitegen.oracle.conditions import Features
 
 PROBE_TIMEOUT = 60
 
@@ -211,15 +213,24 @@ def cache_root() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen"))
 
 
-def machine_features(toolchain: Toolchain) -> frozenset[str]:
+def machine_features(toolchain: Toolchain, probes: Executor | None = None) -> Features:
     """Return the detected features of this machine and toolchain (never set by the user): the platform's,
-    and the compiler's own (its backend's: the host compiler and the probed features, for nvcc)."""
+    the compiler's own (its backend's: the host compiler, for nvcc) and what its feature probes find
+    (``features.detected_features``). Given ``probes``, those run there and this returns at once: a question
+    about a probed feature waits for them (``conditions.Features``)."""
     feats = set()
     system = platform.system().lower()
     feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
     arch = platform.machine().lower()
     feats.add({"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch))
-    return frozenset(feats) | backends.of(toolchain.kind).features(toolchain)
+    backend = backends.of(toolchain.kind)
+    feats |= backend.features(toolchain)
+    if not backend.probes_features:
+        return Features(feats)
+    from suitegen.compilers.features import detected_features
+    if probes is None:
+        return Features(feats | detected_features(toolchain))
+    return Features(feats, probes.submit(detected_features, toolchain))
 
 
 def host_features(toolchain: Toolchain) -> frozenset[str]:

@@ -265,12 +265,13 @@ def _meta(spec: RunSpec, session: Session, run_id: str, jobs: int) -> dict:
 
 
 def _write_cases(folder: Path, session: Session) -> None:
+    """Append the cases the run folder does not hold yet to its cases file, in one write."""
     known = set(read_cases(folder))
-    cases_file = ResultsFile(folder, CASES)
+    entries = {}
     for case in session.cases:
         if case.key not in known:
-            known.add(case.key)
-            cases_file.append(case_entry(case))
+            entries.setdefault(case.key, case_entry(case))
+    ResultsFile(folder, CASES).append_all(list(entries.values()))
 
 
 def _announce(session: Session, prof, configs, every, done, jobs: int, folder: Path) -> None:

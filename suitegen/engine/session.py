@@ -23,6 +23,7 @@ from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
 from suitegen.model import Case, CompileResult, Compiler, Config, ObservedConfig, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
+from suitegen.oracle.conditions import Features
 
 
 class Twins:
@@ -62,7 +63,7 @@ class Session:
     oracle: oracle_mod.Oracle
     cases: list[Case]
     toolchains: list[Toolchain]
-    features: dict[str, frozenset[str]]  # toolchain fingerprint -> detected features
+    features: dict[str, Features]  # toolchain fingerprint -> detected features (probed ones as they come)
     gpu: GpuInfo
     options: RunOptions
     execution_skipped: str | None = None  # None: runtime cases are executed
@@ -163,12 +164,14 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
     """Load and validate everything, probe the toolchains and the GPU; raise before any compile.
 
     The probes (the toolchains, their features, the GPU) run beside the oracle's loading and rendering; an
-    oracle error is still the one reported first."""
+    oracle error is still the one reported first. The feature probes may still run when this returns: only a
+    question about a probed feature waits for them (``conditions.Features``)."""
     if opts.builds_to and opts.builds_from:
         raise UsageError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
+    detecting = ThreadPoolExecutor(max_workers=4, thread_name_prefix="suitegen-features")
     with ThreadPoolExecutor(max_workers=2) as pool:
         gpu_probe = pool.submit(detect_gpu)
-        probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains)
+        probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting)
         if cases is None:
             orc, cases = load_cases(opts)
         else:
@@ -184,6 +187,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
         else:
             toolchains, machine = probes.result()
         gpu = gpu_probe.result()
+    detecting.shutdown(wait=False)  # what it was given still runs
     if opts.builds_to:
         cache.use_store(cache.Store.RECORD, opts.builds_to)
         cache.save_toolchains(toolchains)
@@ -205,10 +209,12 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
                    fatbin=FatbinRunner(gpus, opts.exec_timeout) if gpus else None)
 
 
-def _probed(specs: Sequence[str], toolchains_file: str | None) -> tuple[list[Toolchain], dict[str, frozenset[str]]]:
-    """Return the probed toolchains and each one's detected features (by fingerprint)."""
+def _probed(specs: Sequence[str], toolchains_file: str | None,
+            detecting: ThreadPoolExecutor) -> tuple[list[Toolchain], dict[str, Features]]:
+    """Return the probed toolchains and each one's detected features (by fingerprint; their feature probes run
+    in ``detecting``)."""
     toolchains = probe_toolchains(specs, toolchains_file)
-    return toolchains, {t.fingerprint: tc_mod.machine_features(t) for t in toolchains}
+    return toolchains, {t.fingerprint: tc_mod.machine_features(t, detecting) for t in toolchains}
 
 
 def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = None) -> list[Toolchain]:

@@ -18,7 +18,7 @@ from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Compiler, Config, Deviation, Diagnostic, ExecResult,
                             ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Verdict)
-from suitegen.oracle.conditions import Env, flag_features
+from suitegen.oracle.conditions import Env, Features, flag_features
 
 
 @dataclass(**FROZEN)
@@ -36,16 +36,18 @@ GPU_CC = "gpu-cc-"  # a machine feature naming the GPU's compute capability ("gp
 
 def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     """Return the condition environment for one case under one config on this machine."""
-    feats = set(features) | flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
+    features = features if isinstance(features, Features) else Features(features)
+    more = flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
     if all(target.startswith("compute_") for target in config.arch.split("+")):
-        feats.add("ptx-only")
-    cc = next((tuple(int(x) for x in f.removeprefix(GPU_CC).split(".")) for f in feats if f.startswith(GPU_CC)), None)
+        more.add("ptx-only")
+    cc = next((tuple(int(x) for x in f.removeprefix(GPU_CC).split(".")) for f in features if f.startswith(GPU_CC)),
+              None)  # the GPU's compute capability is known at once, never probed
     if cc is not None and not loaded_code(config.arch.split("+"), cc).startswith("SASS"):
-        feats.add("driver-jit")
+        more.add("driver-jit")
     tc = config.toolchain
     clang = tc.kind is Compiler.CLANG
     return Env(std=config.std, arch=config.arch, nvcc=tc.cuda_version if clang else tc.version,
-               features=frozenset(feats), compiler=tc.kind, clang=tc.version if clang else ())
+               features=features | more, compiler=tc.kind, clang=tc.version if clang else ())
 
 
 def unsupported_reason(case: Case, env: Env) -> str | None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import operator
 import re
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 from suitegen import hooks
 from suitegen.model import FROZEN, Compiler, Std, UsageError, arch_number
@@ -56,6 +57,31 @@ def known_features() -> frozenset[str]:
     return FIXED_FEATURES | frozenset(hooks.names("feature"))
 
 
+class Features(frozenset):
+    """The features a condition sees: the ones known now and, while a toolchain's probes (``@hooks.feature``)
+    still run, a pending answer for the probed ones. Asking for a probed feature waits for that answer; no
+    other question does, so a run's first builds start beside the probes, and only the items whose conditions
+    ask for a probed feature wait for them. Iterating gives the known ones only."""
+
+    probed: Future | None
+
+    def __new__(cls, known: Iterable[str] = (), probed: Future | None = None):
+        self = super().__new__(cls, known)
+        self.probed = probed  # its result: the probed features the toolchain has
+        return self
+
+    def __contains__(self, name) -> bool:
+        if self.probed is not None and name in known_features() and name not in FIXED_FEATURES:
+            return name in self.probed.result()
+        return frozenset.__contains__(self, name)
+
+    def __or__(self, other) -> "Features":
+        return Features(frozenset(self) | frozenset(other), self.probed)
+
+    def __reduce__(self):
+        return Features, (frozenset(self) | (self.probed.result() if self.probed is not None else frozenset()),)
+
+
 class ConditionError(UsageError):
     """A condition expression that does not parse."""
 
@@ -67,7 +93,7 @@ class Env:
     std: Std
     arch: str
     nvcc: tuple[int, ...]  # the CUDA release: nvcc's or NVRTC's, or the install clang compiles against
-    features: frozenset[str] = field(default_factory=frozenset)
+    features: frozenset[str] = field(default_factory=frozenset)  # a ``Features`` where probes may still run
     compiler: Compiler = Compiler.NVCC
     clang: tuple[int, ...] = ()  # clang's own version, where the compiler is clang
 
