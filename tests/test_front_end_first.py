@@ -113,3 +113,41 @@ def test_a_short_build_runs_the_full_build_s_front_end_stages_and_stands_only_wh
             continue
         assert done.returncode != 0 and "undeclared_name" in done.stdout + done.stderr
         assert nvcc_stages.failed_at_first_front_end(done.stdout + done.stderr) is first
+
+
+BATCH_RULES = RULES + '''
+[[rule]]
+id = "host-call-again"
+statement = "The same rule once more, so that two members of the batch pass."
+template = "demo/call.cu.j2"
+phase = "front-end"
+diagnostic = "calling a __host__ function"
+
+  [[rule.variant]]
+  name = "neg"
+  expect = "reject"
+'''
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_batch_of_front_end_rejections_is_built_only_up_to_cicc_first_with_the_verdicts_of_single_builds(
+        tmp_path, capsys):
+    orc, tpl = write_demo_oracle(tmp_path, BATCH_RULES, {"call.cu.j2": TEMPLATE})
+    runs = {}
+    for batching in ("on", "off"):
+        out = tmp_path / f"run-{batching}"
+        main(["run", "--oracle", str(orc), "--templates", str(tpl), "--std", "c++17", "--arch", "sm_90",
+              "--batch", batching, "--no-exec", "--no-cache", "--out", str(out), "-q"])
+        assert (out / "results.jsonl").exists(), capsys.readouterr().err
+        runs[batching] = {r["rule"]: r for r in map(json.loads, (out / "results.jsonl").open())}
+    assert {k: r["verdict"] for k, r in runs["on"].items()} == {k: r["verdict"] for k, r in runs["off"].items()} == {
+        "demo/host-call": "PASS", "demo/host-call-again": "PASS", "demo/host-call-misworded": "FAIL"}
+    for rule in ("demo/host-call", "demo/host-call-again"):
+        record = runs["on"][rule]
+        command = record["observed"]["commands"][0]
+        assert record["batch"]["how"] == "batch" and "-ptx" in command and "batch.cu" in command, record
+    failed = runs["on"]["demo/host-call-misworded"]
+    command = failed["observed"]["commands"][0]
+    assert failed["batch"]["how"] == "alone" and "-ptx" not in command and "main.cu" in command, \
+        "a FAIL's evidence is its own full command"

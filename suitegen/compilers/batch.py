@@ -107,11 +107,22 @@ def command(cases: Sequence[Case], config: Config) -> list[str]:
                                                             list(batch_files(cases).values()), out)
 
 
+def front_end_command(cases: Sequence[Case], config: Config) -> list[str] | None:
+    """Return the command that builds a batch only up to its device front end, or None where its compiler has
+    none (``backends.Backend.front_end_command``)."""
+    case = cases[0]
+    return backends.of(config.toolchain.kind).front_end_command(config, case.variant.mode,
+                                                                (*case.variant.flags, *case.mode_flags),
+                                                                list(batch_files(cases).values()))
+
+
 def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,
-                  cached: bool = False, image: bool = False) -> CompileResult:
+                  cached: bool = False, image: bool = False, short: bool = False) -> CompileResult:
     """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome
-    (``image``: and leave its device module there, see ``compile.cached_build``)."""
-    return cached_build(config, command(cases, config), sources(cases), folder, timeout, cached, image)
+    (``image``: and leave its device module there, see ``compile.cached_build``; ``short``: only up to its
+    device front end, with ``front_end_command``, which must exist)."""
+    argv = front_end_command(cases, config) if short else command(cases, config)
+    return cached_build(config, argv, sources(cases), folder, timeout, cached, image)
 
 
 def split(result: CompileResult, size: int) -> list[CompileResult | None]:

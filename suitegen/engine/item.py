@@ -348,7 +348,9 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
         afters = {c.key: preps[c.key].after for c in todo}
         stopped: set[str] = set()  # members whose expected error stopped a build of the batch (``_again``)
-        built = _build(session, todo, config, Path(tmp), tried, hints, afters, stopped) if len(todo) > 1 else {}
+        built = _front_end_first_batch(session, todo, config, Path(tmp), tried, hints, afters, stopped, preps)
+        whole = [c for c in todo if c.key not in built and c.key not in stopped]
+        built.update(_build(session, whole, config, Path(tmp), tried, hints, afters, stopped) if len(whole) > 1 else {})
         session.stoppers.update((config.toolchain.fingerprint, preps[k].expectation.diagnostic) for k in stopped
                                 if preps[k].expectation.expect is Expect.REJECT)
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
@@ -387,6 +389,26 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
 
 
 STOPS = "a batch of the run showed that its expected error stops the build at the first such error"
+
+
+def _front_end_first_batch(session: Session, cases: Sequence[Case], config: Config, root: Path,
+                           tried: dict[str, list[str]], hints: dict[str, str | None], afters: dict[str, AfterBuild],
+                           stopped: set[str], preps: dict[str, Preparation]) -> dict[str, "Member"]:
+    """Where every member of a batch is expected to be rejected by the device front end (``expected_side``),
+    build it first only up to that front end (``batch.front_end_command``: it skips the host side's
+    preprocessor and cudafe++, and cicc reports the errors cudafe++ would stop at beside its own): return the
+    members it judged PASS or XFAIL, as ``run_one``'s short build does for one item. The others are built
+    whole."""
+    if len(cases) < 2 or not all(expected_side(c, config, session.oracle.deviations) == ("front-end",)
+                                 and afters[c.key] is AfterBuild.NOTHING for c in cases):
+        return {}
+    if batch.front_end_command(cases, config) is None:
+        return {}
+    built = _build(session, cases, config, root, tried, hints, afters, stopped, short=True)
+    by_key = {c.key: c for c in cases}
+    return {key: member for key, member in built.items()
+            if verdict(preps[key], by_key[key], member.result, session.oracle.deviations).verdict
+            in (Verdict.PASS, Verdict.XFAIL)}
 
 
 def _stops_the_build(session: Session, *, case: Case, config: Config, prep: Preparation) -> bool:
@@ -502,9 +524,10 @@ def _host_values(session: Session, obj: Path, config: Config, flags: Sequence[st
     return dict(zip(members, ran))
 
 
-def batch_id(cases: Sequence[Case], config: Config) -> str:
-    """Return a batch build's id: its members and config (run records, reproducers and xdist groups name it)."""
-    return digest([c.key for c in cases], config.key, length=12)
+def batch_id(cases: Sequence[Case], config: Config, short: bool = False) -> str:
+    """Return a batch build's id: its members and config, and whether it runs only up to the device front end
+    (run records, reproducers and xdist groups name it)."""
+    return digest([c.key for c in cases], config.key, *(["front-end"] if short else []), length=12)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -518,38 +541,44 @@ class Member:
 
 def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
            hints: dict[str, str | None], afters: dict[str, AfterBuild], stopped: set[str] | None = None,
-           peeling: bool = False) -> dict[str, Member]:
+           peeling: bool = False, short: bool = False) -> dict[str, Member]:
     """Return case key -> its ``Member`` for the members a batch attributes with certainty; ``tried`` collects,
     per member left over, the batches it was in.
 
     ``hints`` holds each member's expected diagnostic (a regex, or None); ``afters``, what runs after each
     member's build (the batch keeps its module, or builds past the cache for its object or program). Members
     left unattributed are built again together while that makes progress (see below); the ones still left,
-    and all members of a batch that crashes or times out, are left to be built alone.
+    and all members of a batch that crashes or times out, are left to be built alone. ``short``: built only up
+    to the device front end (``batch.front_end_command``), which attributes only its rejections there, and
+    only where the build stopped at the first front end a whole build runs.
     """
-    source = Batched(id=batch_id(cases, config), size=len(cases))
+    source = Batched(id=batch_id(cases, config, short), size=len(cases))
     folder = root / source.id
     folder.mkdir()
     wanted = {afters.get(c.key) for c in cases}
-    command = batch.command(cases, config)
+    command = batch.front_end_command(cases, config) if short else batch.command(cases, config)
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
                                  cached=not wanted & set(NEEDS_PRODUCT) and not session.options.no_cache,
-                                 image=bool(wanted & set(NEEDS_MODULE)))
+                                 image=bool(wanted & set(NEEDS_MODULE)), short=short)
     product = folder / command[command.index("-o") + 1]
+    parts = batch.split(result, len(cases))
+    if short and not (result.outcome is Outcome.REJECTED and result.phase is FRONT_END
+                      and backends.of(config.toolchain.kind).first_front_end(result)):
+        parts = [None] * len(cases)  # it got past the front end, or stopped elsewhere: built whole
     out, rest = {}, []
-    for index, (case, part) in enumerate(zip(cases, batch.split(result, len(cases)))):
+    for index, (case, part) in enumerate(zip(cases, parts)):
         if part is None:
             rest.append(case)
             tried.setdefault(case.key, []).append(source.id)
         else:
             out[case.key] = Member(result=part, source=source,
                                    built=Built(module=folder / MODULE, product=product, member=index))
-    if result.outcome.infrastructure or len(rest) < 2:
+    if result.outcome.infrastructure or len(rest) < 2 or short and not out:
         return out
     again = _again(result, cases, rest, out, hints, peeling, stopped)
     for part, peel in again:
         if len(part) >= 2:
-            out.update(_build(session, part, config, root, tried, hints, afters, stopped, peeling=peel))
+            out.update(_build(session, part, config, root, tried, hints, afters, stopped, peeling=peel, short=short))
     return out
 
 
