@@ -202,17 +202,20 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     build: the item is built whole and judged again, so every FAIL's evidence and reproducer is the full
     command."""
     prep = _prepare(session, case, config)
-    if _front_end_first(prep) and not _seen_accepted(session, case, config):
+    if _front_end_first(session, case, config, prep):
         record = _judge_alone(session, case, config, prep, short=True)
         if record is not None and record.verdict in (Verdict.PASS, Verdict.XFAIL):
             return record
     return _judge_alone(session, case, config, prep, short=False)
 
 
-def _front_end_first(prep: Preparation) -> bool:
+def _front_end_first(session: Session, case: Case, config: Config, prep: Preparation) -> bool:
+    """Whether an item is built first only up to its device front end: it is expected to be rejected there, only
+    its build is judged, and no recorded deviation says the toolchain accepts it."""
     exp = prep.expectation
     return (prep.final is None and prep.after is AfterBuild.NOTHING and exp is not None
-            and exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ()))
+            and exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ())
+            and not _seen_accepted(session, case, config))
 
 
 def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation, short: bool) -> Record | None:
@@ -394,13 +397,11 @@ STOPS = "a batch of the run showed that its expected error stops the build at th
 def _front_end_first_batch(session: Session, cases: Sequence[Case], config: Config, root: Path,
                            tried: dict[str, list[str]], hints: dict[str, str | None], afters: dict[str, AfterBuild],
                            stopped: set[str], preps: dict[str, Preparation]) -> dict[str, "Member"]:
-    """Where every member of a batch is expected to be rejected by the device front end (``expected_side``),
-    build it first only up to that front end (``batch.front_end_command``: it skips the host side's
-    preprocessor and cudafe++, and cicc reports the errors cudafe++ would stop at beside its own): return the
-    members it judged PASS or XFAIL, as ``run_one``'s short build does for one item. The others are built
-    whole."""
-    if len(cases) < 2 or not all(expected_side(c, config, session.oracle.deviations) == ("front-end",)
-                                 and afters[c.key] is AfterBuild.NOTHING for c in cases):
+    """Where every member of a batch is built first only up to its device front end (``_front_end_first``), build
+    the batch so (``batch.front_end_command``: it skips the host side's preprocessor and cudafe++, and cicc
+    reports the errors cudafe++ would stop at beside its own): return the members it judged PASS or XFAIL, as
+    ``run_one``'s short build does for one item. The others are built whole."""
+    if len(cases) < 2 or not all(_front_end_first(session, c, config, preps[c.key]) for c in cases):
         return {}
     if batch.front_end_command(cases, config) is None:
         return {}
