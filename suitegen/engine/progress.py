@@ -12,7 +12,7 @@ from typing import Callable, Hashable, Mapping, TextIO
 class Estimate:
     """The time left from the units still planned, each costing its members times its kind's cost per member.
 
-    Batches make the flow of finished items lumpy (a batch of 128 lands at once, then nothing while the
+    Batches make the flow of finished items lumpy (a batch of 256 lands at once, then nothing while the
     next builds), so items per second swing; the planned units do not. A kind's cost per member is
     learned from its finished units (a resume starts from what its earlier legs saw). A kind with none
     finished yet costs what a build of its size costs by a line fitted through every finished unit
