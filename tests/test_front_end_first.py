@@ -7,31 +7,27 @@ from suitegen.frontends.cli import main
 
 from conftest import needs_nvcc, write_demo_oracle
 
-RULES = '''
-section = "demo"
 
+def rule(name: str, statement: str, diagnostic: str) -> str:
+    """Return a demo rule whose one variant (the call template's program) the front end must reject."""
+    return f'''
 [[rule]]
-id = "host-call"
-statement = "A __global__ function may not call a __host__ function."
+id = "{name}"
+statement = "{statement}"
 template = "demo/call.cu.j2"
 phase = "front-end"
-diagnostic = "calling a __host__ function"
-
-  [[rule.variant]]
-  name = "neg"
-  expect = "reject"
-
-[[rule]]
-id = "host-call-misworded"
-statement = "The same program, expecting words nvcc does not print (so its verdict is FAIL)."
-template = "demo/call.cu.j2"
-phase = "front-end"
-diagnostic = "no such words"
+diagnostic = "{diagnostic}"
 
   [[rule.variant]]
   name = "neg"
   expect = "reject"
 '''
+
+
+RULES = ('section = "demo"\n'
+         + rule("host-call", "A __global__ function may not call a __host__ function.", "calling a __host__ function")
+         + rule("host-call-misworded",
+                "The same program, expecting words nvcc does not print (so its verdict is FAIL).", "no such words"))
 TEMPLATE = '''\
 int h() { return 1; }
 __global__ void k(int *p) { *p = h(); {{ CHECK }}
@@ -115,18 +111,8 @@ def test_a_short_build_runs_the_full_build_s_front_end_stages_and_stands_only_wh
         assert nvcc_stages.failed_at_first_front_end(done.stdout + done.stderr) is first
 
 
-BATCH_RULES = RULES + '''
-[[rule]]
-id = "host-call-again"
-statement = "The same rule once more, so that two members of the batch pass."
-template = "demo/call.cu.j2"
-phase = "front-end"
-diagnostic = "calling a __host__ function"
-
-  [[rule.variant]]
-  name = "neg"
-  expect = "reject"
-'''
+BATCH_RULES = RULES + rule("host-call-again", "The same rule once more, so that two members of the batch pass.",
+                           "calling a __host__ function")
 
 
 @needs_nvcc

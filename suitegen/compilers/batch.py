@@ -26,7 +26,7 @@ from suitegen.cases.render import driver
 from suitegen.compilers import backends
 from suitegen.compilers.compile import cached_build
 from suitegen.compilers.members import member_file, member_name, member_of, mentioned, named_member, unqualified
-from suitegen.model import Case, CompileResult, Config, Mode, Outcome
+from suitegen.model import Case, CompileResult, Config, Diagnostic, Mode, Outcome
 
 DISPATCH = "sg_batch_main.cu"
 # a batched program given several members runs them in turn and brackets each one's output
@@ -117,12 +117,11 @@ def front_end_command(cases: Sequence[Case], config: Config) -> list[str] | None
 
 
 def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,
-                  cached: bool = False, image: bool = False, short: bool = False) -> CompileResult:
+                  cached: bool = False, image: bool = False, argv: list[str] | None = None) -> CompileResult:
     """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome
-    (``image``: and leave its device module there, see ``compile.cached_build``; ``short``: only up to its
-    device front end, with ``front_end_command``, which must exist)."""
-    argv = front_end_command(cases, config) if short else command(cases, config)
-    return cached_build(config, argv, sources(cases), folder, timeout, cached, image)
+    (``image``: and leave its device module there, see ``compile.cached_build``; ``argv``: the command, its
+    ``command`` unless given, or its ``front_end_command``)."""
+    return cached_build(config, argv or command(cases, config), sources(cases), folder, timeout, cached, image)
 
 
 def split(result: CompileResult, size: int) -> list[CompileResult | None]:
@@ -141,10 +140,10 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     own: list[list] = [[] for _ in range(size)]
     closing = []
     for d in result.diagnostics:
+        if _crosses(d):
+            continue  # both sides are uncertain (``crossed``)
         index = member_of(d.file)
         named = mentioned(d.message)
-        if index is not None and named and named != {index}:
-            continue  # both sides are uncertain (``crossed``)
         if index is None and d.file is None:
             index = named_member(d.message)
         if index is None and d.file is None and CLOSING.match(d.message):
@@ -172,12 +171,14 @@ def crossed(result: CompileResult) -> set[int]:
     symbols: nvcc places some diagnostics of a compiler-derived member (a ``[subobject]`` constructor) in a
     neighbour's file, so neither member's own diagnostics are certain. The others' are: each of their
     diagnostics sits in its own region and names only its own symbols."""
-    out: set[int] = set()
-    for d in result.diagnostics:
-        index, named = member_of(d.file), mentioned(d.message)
-        if index is not None and named and named != {index}:
-            out |= {index} | named
-    return out
+    return {i for d in result.diagnostics for i in _crosses(d)}
+
+
+def _crosses(d: Diagnostic) -> set[int]:
+    """Return the members a diagnostic crosses between: the one whose region holds it and the others whose symbols
+    it names (empty where it stays with one member)."""
+    index, named = member_of(d.file), mentioned(d.message)
+    return {index} | named if index is not None and named and named != {index} else set()
 
 
 def _member(result: CompileResult, diags: tuple, size: int) -> CompileResult | None:

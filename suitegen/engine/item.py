@@ -561,7 +561,7 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     command = batch.front_end_command(cases, config) if short else batch.command(cases, config)
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
                                  cached=not wanted & set(NEEDS_PRODUCT) and not session.options.no_cache,
-                                 image=bool(wanted & set(NEEDS_MODULE)), short=short)
+                                 image=bool(wanted & set(NEEDS_MODULE)), argv=command)
     product = folder / command[command.index("-o") + 1]
     parts = batch.split(result, len(cases))
     if short and not (result.outcome is Outcome.REJECTED and result.phase is FRONT_END
