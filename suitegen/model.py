@@ -482,6 +482,9 @@ class Deviation:
     run: str = ""  # for runtime cases: the program's observed status (ExecStatus value)
     select: HookRef | None = None  # a selector: a test on the case's params
     compiler: Compiler = Compiler.NVCC  # the one compiler whose items it covers
+    # where a rejection was seen (the stage that failed): a run batches the items it covers with that stage's
+    # rejections (``item.expected_side``); a wrong one costs builds, never a verdict
+    phase: Phase | None = None
 
 
 @dataclass(**FROZEN)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from suitegen.compilers import batch, members
-from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, units
-from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
+from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, expected_side, units
+from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
 from conftest import REPO, WRITES_OUTPUT, batch_of, needs_nvcc
@@ -98,6 +98,26 @@ def test_a_linker_message_belongs_to_the_one_member_it_names():
     assert parts[1].diagnostics[0].file is None
 
 
+def test_a_host_compiler_error_on_the_stub_belongs_to_the_member_its_notes_point_into():
+    stub = "tmpxft_0_batch.cudafe1.stub.c"
+    ambiguous = [diag("error", stub, 1, Phase.HOST_COMPILER, "reference to \u2018Gvar\u2019 is ambiguous"),
+                 diag("note", "sg_b1/main.cu", 6, Phase.HOST_COMPILER, "candidates are: \u2018int sg_b1::N1::Gvar\u2019"),
+                 diag("note", "sg_b1/main.cu", 1, Phase.HOST_COMPILER, "\u2018int sg_b1::Gvar\u2019")]
+    parts = batch.split(result(Outcome.REJECTED, *ambiguous, phase=Phase.HOST_COMPILER), 3)
+    assert [p and p.outcome for p in parts] == [None, Outcome.REJECTED, None], "the others never got past it"
+    assert [(d.severity, d.file, d.message) for d in parts[1].diagnostics] == [
+        ("error", stub, "reference to \u2018Gvar\u2019 is ambiguous"),
+        ("note", "main.cu", "candidates are: \u2018int N1::Gvar\u2019"), ("note", "main.cu", "\u2018int Gvar\u2019")]
+    across = [ambiguous[0], ambiguous[1], replace(ambiguous[2], file="sg_b2/main.cu")]
+    assert batch.split(result(Outcome.REJECTED, *across, phase=Phase.HOST_COMPILER), 3) == [None] * 3, \
+        "notes in two members' regions: nobody's"
+    bare = result(Outcome.REJECTED, ambiguous[0], phase=Phase.HOST_COMPILER)
+    assert batch.split(bare, 3) == [None] * 3, "no notes: nobody's"
+    naming = [replace(ambiguous[0], message="\u2018_ZZN5sg_b03barEvEUlvE_\u2019 was not declared"), *ambiguous[1:]]
+    assert batch.split(result(Outcome.REJECTED, *naming, phase=Phase.HOST_COMPILER), 3) == [None] * 3, \
+        "an error naming another member than its notes: nobody's"
+
+
 def test_a_batched_program_runs_the_member_it_is_asked_for():
     a = case("int main() { return 1; }\n", "a", mode=Mode.LINK)
     b = case("int main() { return 2; }\n", "b", mode=Mode.LINK)
@@ -125,12 +145,32 @@ def test_each_side_of_a_config_has_its_own_batch_size():
     accepts = [case("__device__ int f();\n", f"a{i}") for i in range(BATCH_SIZE + 4)]
     work = units([(c, CFG) for c in [*rejects, *accepts]])  # a reject group first must not shrink the next
     assert [len(u.cases) for u in work] == [REJECT_BATCH_SIZE, 8, BATCH_SIZE, 4], "rejections first, then by size"
-    late = Expectation(expect=Expect.REJECT, phase="host-compiler")
+    late = Expectation(expect=Expect.REJECT, phase="link")
     assert len(units([(case("int x;\n", f"h{i}", expectation=late), CFG) for i in range(3)])) == 3, \
-        "the host compiler's rejections are built alone (its errors on cudafe++'s stub name no member)"
+        "the host linker's rejections are built alone (its warnings name no member)"
+    host = Expectation(expect=Expect.REJECT, phase="host-compiler")
+    assert [len(u.cases) for u in units([(case("int x;\n", f"g{i}", expectation=host), CFG) for i in range(3)])] \
+        == [3], "the host compiler's errors are attributed (a member's region, or notes there): they batch"
     nvlink = Expectation(expect=Expect.REJECT, phase="device-link")
     work = units([(case("int x;\n", f"l{i}", expectation=nvlink), CFG) for i in range(3)] + [(accepts[0], CFG)])
     assert [len(u.cases) for u in work] == [3, 1], "nvlink names each member's symbols: its rejections batch, first"
+
+
+def test_items_a_deviation_saw_rejected_batch_by_where_it_saw_it():
+    """A deviation's phase puts the items it covers beside that phase's rejections; without one, or at the host
+    linker, they are built alone."""
+    items = [case("int x;\n", f"d{i}") for i in range(3)]
+    def dev(phase):
+        return Deviation(rule="demo/d0", variants=("d*",), when=lambda env: True, observed=Outcome.REJECTED,
+                         diagnostic="", seen="", match="x", phase=phase)
+    devs = [replace(dev(Phase.HOST_COMPILER), rule=c.rule.id) for c in items]
+    assert expected_side(items[0], CFG, devs) == ("host-compiler",)
+    assert [len(u.cases) for u in units([(c, CFG) for c in items], deviations=devs)] == [3]
+    for phase, side in [(Phase.CUDAFE, ("front-end",)), (Phase.NVLINK, ("device-link",)), (Phase.LINK, None),
+                        (None, None)]:
+        assert expected_side(items[0], CFG, [replace(devs[0], phase=phase)]) == side, phase
+    accepted = replace(devs[0], observed=Outcome.ACCEPTED_WITH_WARNINGS, phase=None)
+    assert expected_side(items[0], CFG, [accepted]) == (), "it does not contradict the guide's acceptance"
 
 
 def test_units_that_build_programs_come_first():

@@ -280,3 +280,26 @@ def test_deviation_evidence_is_the_rules_own(mini_oracle, observed, match, error
     else:
         with pytest.raises(oracle.OracleError, match=f"x.toml: rule 'demo/no-long-double': field 'match'.*{error}"):
             oracle.load(mini_oracle[0])
+
+
+@pytest.mark.parametrize("observed, phase, error", [
+    ("rejected", "host-compiler", None),
+    ("rejected", "gcc", "phase must be one of"),
+    ("accepted-with-warnings", "cudafe++", "an accepted item has none"),
+])
+def test_a_deviation_says_where_a_rejection_was_seen(mini_oracle, observed, phase, error):
+    (mini_oracle[0] / "deviations" / "x.toml").write_text(textwrap.dedent(f'''
+        when = "nvcc==13.0"
+        [[deviation]]
+        rule = "demo/no-long-double"
+        observed = "{observed}"
+        phase = "{phase}"
+        diagnostic = ""
+        match = "long double"
+        seen = "2026-11-26"
+        '''))
+    if error is None:
+        assert [d.phase.value for d in oracle.load(mini_oracle[0]).deviations] == [phase]
+    else:
+        with pytest.raises(oracle.OracleError, match=f"x.toml: rule 'demo/no-long-double': field 'phase'.*{error}"):
+            oracle.load(mini_oracle[0])

@@ -60,9 +60,10 @@ def test_a_store_replays_every_build_without_the_compiler(tmp_path):
 def _record(rule: str, variant: str, outcome: str, verdict: str, message: str | None, **fields) -> Record:
     said = Diagnostic(severity="error", phase=Phase.CLANG, message=message or "", file="main.cu", line=3)
     diags = (said,) if message else ()
+    phase = None if Outcome(outcome).accepted else Phase.CLANG
     return a_record(rule=rule, variant=variant, section=rule.split("/")[0], verdict=Verdict(verdict),
                     case_id=f"{rule}[{variant}]", reason="expected acceptance, rejected",
-                    observed=Observed(outcome=Outcome(outcome), phase=None, exit_code=0, diagnostics=diags), **fields)
+                    observed=Observed(outcome=Outcome(outcome), phase=phase, exit_code=0, diagnostics=diags), **fields)
 
 
 def test_recorded_deviations_load_and_name_their_compiler(tmp_path):
@@ -74,7 +75,7 @@ def test_recorded_deviations_load_and_name_their_compiler(tmp_path):
             _record(rule, "fine", "accepted", "PASS", None)]
     (path,) = record.write(recs, tmp_path, "clang", "clang>=22", "a test")
     (dev,) = loader.load_deviations(path, {rule: "x"})
-    assert dev.compiler.value == "clang" and dev.variants == (variant,)
+    assert dev.compiler.value == "clang" and dev.variants == (variant,) and dev.phase is Phase.CLANG
     assert dev.match == r"reference\ to\ __host__\ variable.*in\ __global__\ function"
     failed = ExecResult(status=ExecStatus.FAILED, exit_code=1, detail="1 check(s) failed", output="", duration=0.1,
                         gpu="g", command=())

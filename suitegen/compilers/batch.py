@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import takewhile
 from pathlib import Path, PurePath
 from typing import Sequence
 
@@ -128,7 +129,7 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     """Return each member's result as a single compile would give it, or None where that is not certain.
 
     Certain: every phase ran (the batch was accepted) and each member's diagnostics are the ones in its
-    own region or naming only its symbols; or the batch was rejected and the member has an error of its
+    own region, naming only its symbols, or followed by notes only in its region (``_noted_member``); or the batch was rejected and the member has an error of its
     own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
     error or warning that belongs to no member or to several; the front end's error limit; a member
     without an error in a rejected batch (the phases after the failing one never saw it); the members on
@@ -139,13 +140,14 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     crossing = crossed(result)
     own: list[list] = [[] for _ in range(size)]
     closing = []
-    for d in result.diagnostics:
+    for at, d in enumerate(result.diagnostics):
         if _crosses(d):
             continue  # both sides are uncertain (``crossed``)
         index = member_of(d.file)
-        named = mentioned(d.message)
         if index is None and d.file is None:
             index = named_member(d.message)
+        if index is None and d.file is not None:
+            index = _noted_member(result.diagnostics, at)
         if index is None and d.file is None and CLOSING.match(d.message):
             closing.append(d)
             continue
@@ -164,6 +166,17 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
         for diags in errors:
             diags.append(line)
     return [None if index in crossing else _member(result, tuple(diags), size) for index, diags in enumerate(own)]
+
+
+def _noted_member(diags: Sequence[Diagnostic], at: int) -> int | None:
+    """Return the member a diagnostic outside every member's region belongs to by its notes: the host compiler's
+    error on cudafe++'s stub, followed by notes that all sit in one member's region (``candidates are: ...``) and
+    naming no other member; else None."""
+    notes = list(takewhile(lambda d: d.severity == "note", diags[at + 1:]))
+    members = {member_of(d.file) for d in notes}
+    if len(members) != 1 or None in members or (mentioned(diags[at].message) or set()) - members:
+        return None
+    return members.pop()
 
 
 def crossed(result: CompileResult) -> set[int]:

@@ -48,9 +48,9 @@ class Unit:
 
 
 # Phases whose rejections batch: cudafe++ and cicc report every member's errors; nvlink and ptxas name
-# each member's symbols. The host compiler's errors on cudafe++'s stub, and the host linker's warnings,
-# often name no member, so those rejections are built alone.
-BATCHED_REJECTIONS = ("front-end", "device-link", "device-back-end")
+# each member's symbols; the host compiler's errors sit in a member's region, or on cudafe++'s stub followed
+# by notes there (``batch.split``). The host linker's warnings often name no member: those are built alone.
+BATCHED_REJECTIONS = ("front-end", "device-link", "device-back-end", "host-compiler")
 DIAGNOSE = "diagnose"  # the side of items that must be diagnosed (by an error or a warning) and have a twin
 # The side of a PTX-only program's members that run: the driver JIT-links the whole program's device code at its
 # first CUDA call, so a member that only needs to build, whose device code does not link at run time, would fail
@@ -64,15 +64,15 @@ def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = 
     (phase,) rejected there, (DIAGNOSE,) rejected or warned; None: build it alone.
 
     The guide's expectation, or where a recorded deviation covers the item, what the toolchain was seen
-    to do (a deviation seen rejected records no phase: alone). Batches are formed per side, so one
-    member's rejection does not stop its neighbours' later phases. Only a hint: it ignores detected
-    features, so every host forms the same batches.
+    to do (seen rejected: where the deviation says). Batches are formed per side, so one member's rejection
+    does not stop its neighbours' later phases. Only a hint: it ignores detected features, so every host
+    forms the same batches.
     """
     env = make_env(config, case, ())
     exp = expectation_for(case, env)
-    seen = [d.observed for d in covering(case, env, deviations, exp)]
+    seen = covering(case, env, deviations, exp)
     if seen:
-        return () if seen[0].accepted else None
+        return () if seen[0].observed.accepted else _batched_group(seen[0].phase)
     if exp.expect is Expect.DIAGNOSE and case.variant.valid_in is not None:
         return (DIAGNOSE,)  # rejected or warned: together, each judged with its twin (``twin_units``)
     if exp.expect is Expect.RUNTIME and case.variant.mode in (Mode.LINK, Mode.RDC_LINK) and ptx_only(config):
@@ -80,6 +80,11 @@ def expected_side(case: Case, config: Config, deviations: Sequence[Deviation] = 
     if exp.expect is not Expect.REJECT:
         return ()
     return (exp.phase,) if exp.phase in BATCHED_REJECTIONS else None
+
+
+def _batched_group(phase: Phase | None) -> tuple | None:
+    """Return the side of items rejected by ``phase``: its group among ``BATCHED_REJECTIONS``, else None."""
+    return next(((g,) for g in BATCHED_REJECTIONS if phase in PHASE_GROUPS[g]), None)
 
 
 def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE,
@@ -211,12 +216,16 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
 
 
 def _front_end_first(session: Session, case: Case, config: Config, prep: Preparation) -> bool:
-    """Whether an item is built first only up to its device front end: it is expected to be rejected there, only
-    its build is judged, and no recorded deviation says the toolchain accepts it."""
+    """Whether an item is built first only up to its device front end: only its build is judged, and it is
+    expected to be rejected there: by the guide, unless a recorded deviation says otherwise, or by a recorded
+    deviation that saw the toolchain reject it there."""
     exp = prep.expectation
-    return (prep.final is None and prep.after is AfterBuild.NOTHING and exp is not None
-            and exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ())
-            and not _seen_accepted(session, case, config))
+    if prep.final is not None or prep.after is not AfterBuild.NOTHING or exp is None:
+        return False
+    seen = covering(case, prep.env, session.oracle.deviations, exp)
+    if seen:
+        return not seen[0].observed.accepted and seen[0].phase in PHASE_GROUPS["front-end"]
+    return exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ())
 
 
 def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation, short: bool) -> Record | None:
@@ -584,16 +593,17 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     return out
 
 
-EVERY_MEMBER = (Phase.CUDAFE, Phase.CLANG)  # front ends whose rejections report every member's errors
+# compilers whose rejections report every member's errors (the host compiler goes on past its errors)
+EVERY_MEMBER = (Phase.CUDAFE, Phase.CLANG, Phase.HOST_COMPILER)
 
 
 def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = None) -> list[tuple[list[Case], bool]]:
     """Return which of a build's unattributed members to build again together (groups, each with its
     peeling flag); the others are built alone.
 
-    - A front end that reports every member's errors (cudafe++, cicc's deferred errors, clang's Sema, which
-      reports a whole side: the host side's errors come in the next build): the rest are built again
-      together.
+    - A compiler that reports every member's errors (cudafe++, cicc's deferred errors, clang's Sema, which
+      reports a whole side: the host side's errors come in the next build; the host compiler): the rest are
+      built again together.
     - A phase that stopped at one member's error (cicc stops at some errors, and the linkers and the
       host compiler may): members expected to give an error like it are left alone (added to ``stopped``:
       the run's later batches send members expected to give it alone at once, ``Session.stoppers``), the rest

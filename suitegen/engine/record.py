@@ -44,6 +44,7 @@ def deviation(record: Record, seen: str) -> dict | None:
         return None
     out = {"rule": record.rule, "variants": [record.variant], "seen": seen,
            "observed": "accepted" if accepted else outcome.value,
+           **({} if accepted or record.observed.phase is None else {"phase": record.observed.phase.value}),
            "diagnostic": said or "no diagnostic", "match": "" if accepted else match}
     if execution and accepted and execution.status is not ExecStatus.PASSED:
         out.update(run=execution.status.value, diagnostic=execution.detail[:300])

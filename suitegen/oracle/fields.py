@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from suitegen.model import Compiler, Expect, Mode, Outcome
+from suitegen.model import Compiler, Expect, Mode, Outcome, Phase
 
 TYPES = {"string": str, "regex": str, "condition": str, "boolean": bool, "integer": int, "list of strings": list,
          "list of tables": list, "table": dict}
@@ -76,6 +76,8 @@ FIELDS: tuple[Field, ...] = (
     Field("deviation", "rule", "string", True, "the rule's full id (section/id)"),
     Field("deviation", "variants", "list of strings", False, "globs over variant names (default all)"),
     Field("deviation", "observed", one_of(Outcome), True, "what the toolchain did"),
+    Field("deviation", "phase", one_of(Phase), False, "where a rejection was seen: the stage that failed (a run "
+          "batches the items it covers with that stage's rejections)"),
     Field("deviation", "diagnostic", "string", True, "the evidence, for people: what the toolchain printed"),
     Field("deviation", "match", "regex", False, "what a diagnostic must match for the deviation to show (needed "
           "unless observed is accepted)"),

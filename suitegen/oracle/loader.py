@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 
 from suitegen import hooks, resources
 from suitegen.model import (FILE_NAME, UsageError, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
-                            Outcome, Rule, Variant, safe_file_name)
+                            Outcome, Phase, Rule, Variant, safe_file_name)
 from suitegen.oracle import conditions, fields
 
 RULE_KEYS, VARIANT_KEYS, DEVIATION_KEYS = fields.keys("rule"), fields.keys("variant"), fields.keys("deviation")
@@ -429,6 +429,13 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         except ValueError:
             raise OracleError(path, f"observed must be one of {[o.value for o in Outcome]}",
                               rule=rid, field="observed") from None
+        try:
+            phase = Phase(raw["phase"]) if "phase" in raw else None
+        except ValueError:
+            raise OracleError(path, f"phase must be one of {[p.value for p in Phase]}", rule=rid, field="phase") from None
+        if phase is not None and observed.accepted:
+            raise OracleError(path, "phase says where a rejection was seen: an accepted item has none", rule=rid,
+                              field="phase")
         for key in ("diagnostic", "seen"):
             if not isinstance(raw.get(key), str):
                 raise OracleError(path, "missing or not a string", rule=rid, field=key)
@@ -452,5 +459,5 @@ def load_deviations(path: Path, rule_files: Mapping[str, str]) -> list[Deviation
         out.append(Deviation(rule=rid, variants=tuple(variants), params=params, run=run, select=select,
                              when=_condition(when_text, path, rid, "when"), observed=observed,
                              diagnostic=raw["diagnostic"], seen=raw["seen"], match=match, note=raw.get("note", ""),
-                             source_file=str(path), compiler=compiler))
+                             source_file=str(path), compiler=compiler, phase=phase))
     return out
