@@ -137,31 +137,3 @@ def test_a_batch_of_front_end_rejections_is_built_only_up_to_cicc_first_with_the
     command = failed["observed"]["commands"][0]
     assert failed["batch"]["how"] == "alone" and "-ptx" not in command and "main.cu" in command, \
         "a FAIL's evidence is its own full command"
-
-
-HOST_SIDE = ('section = "demo"\n'
-             + rule("device-call", "A __host__ function may not call a __device__ function.", "calling a __device__ function"))
-HOST_SIDE_TEMPLATE = '''\
-__device__ int d() { return 1; }
-int h() { return d(); {{ CHECK }}
-}
-'''
-
-
-@needs_nvcc
-@pytest.mark.nvcc
-def test_an_item_whose_short_build_got_past_the_front_end_is_built_whole_at_once_under_the_other_configs(
-        tmp_path, capsys, monkeypatch):
-    """cudafe++ rejects a host function's call of a __device__ function; cicc never sees it (the short build is
-    accepted). The run learns it: under the next config the item is built whole without a short build first."""
-    orc, tpl = write_demo_oracle(tmp_path, HOST_SIDE, {"call.cu.j2": HOST_SIDE_TEMPLATE})
-    out, trace = tmp_path / "run", tmp_path / "trace.jsonl"
-    monkeypatch.setenv("SUITEGEN_TRACE_CHILDREN", str(trace))
-    main(["run", "--oracle", str(orc), "--templates", str(tpl), "--std", "c++14,c++17", "--arch", "sm_90",
-          "--batch", "off", "--no-exec", "--no-cache", "-j", "1", "--out", str(out), "-q"])
-    assert (out / "results.jsonl").exists(), capsys.readouterr().err
-    records = list(map(json.loads, (out / "results.jsonl").open()))
-    assert [(r["verdict"], r["observed"]["phase"]) for r in records] == [("PASS", "cudafe++")] * 2
-    assert all("-ptx" not in r["observed"]["commands"][0] for r in records), "judged from the full builds"
-    shorts = [c for c in map(json.loads, trace.open()) if "-ptx" in c["argv"] and "--dryrun" not in c["argv"]]
-    assert len(shorts) == 1, "one short build, under the first config only"

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends, batch
-from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build, stopped_at_front_end
+from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, item_name, now
 from suitegen.execute import host_values
@@ -218,11 +218,9 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
 def _front_end_first(session: Session, case: Case, config: Config, prep: Preparation) -> bool:
     """Whether an item is built first only up to its device front end: only its build is judged, and it is
     expected to be rejected there: by the guide, unless a recorded deviation says otherwise, or by a recorded
-    deviation that saw the toolchain reject it there; and no such build of it got past the front end under
-    another config of the run (``Session.past_front_end``: its rejection is the host side's)."""
+    deviation that saw the toolchain reject it there."""
     exp = prep.expectation
-    if (prep.final is not None or prep.after is not AfterBuild.NOTHING or exp is None
-            or (config.toolchain.fingerprint, case.key) in session.past_front_end):
+    if prep.final is not None or prep.after is not AfterBuild.NOTHING or exp is None:
         return False
     seen = covering(case, prep.env, session.oracle.deviations, exp)
     if seen:
@@ -240,9 +238,7 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
             if short:
                 result = front_end_build(case, config, folder, timeout=session.options.timeout,
                                          cached=not session.options.no_cache)
-                if result is None or not stopped_at_front_end(config, result):
-                    if result is not None and result.outcome.accepted:
-                        session.past_front_end.add((config.toolchain.fingerprint, case.key))
+                if result is None:
                     return None
             else:
                 result = compile_case(case, config, folder, timeout=session.options.timeout,
@@ -411,12 +407,13 @@ STOPS = "a batch of the run showed that its expected error stops the build at th
 def _front_end_first_batch(session: Session, cases: Sequence[Case], config: Config, root: Path,
                            tried: dict[str, list[str]], hints: dict[str, str | None], afters: dict[str, AfterBuild],
                            stopped: set[str], preps: dict[str, Preparation]) -> dict[str, "Member"]:
-    """Where two members of a batch or more are built first only up to their device front end
-    (``_front_end_first``), build those together so (``batch.front_end_command``: it skips the host side's
-    preprocessor and cudafe++, and cicc reports the errors cudafe++ would stop at beside its own): return the
-    members it judged PASS or XFAIL, as ``run_one``'s short build does for one item. The others are built whole."""
-    cases = [c for c in cases if _front_end_first(session, c, config, preps[c.key])]
-    if len(cases) < 2 or batch.front_end_command(cases, config) is None:
+    """Where every member of a batch is built first only up to its device front end (``_front_end_first``), build
+    the batch so (``batch.front_end_command``: it skips the host side's preprocessor and cudafe++, and cicc
+    reports the errors cudafe++ would stop at beside its own): return the members it judged PASS or XFAIL, as
+    ``run_one``'s short build does for one item. The others are built whole."""
+    if len(cases) < 2 or not all(_front_end_first(session, c, config, preps[c.key]) for c in cases):
+        return {}
+    if batch.front_end_command(cases, config) is None:
         return {}
     built = _build(session, cases, config, root, tried, hints, afters, stopped, short=True)
     by_key = {c.key: c for c in cases}
@@ -576,10 +573,9 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
                                  image=bool(wanted & set(NEEDS_MODULE)), argv=command)
     product = folder / command[command.index("-o") + 1]
     parts = batch.split(result, len(cases))
-    if short and not stopped_at_front_end(config, result):
+    if short and not (result.outcome is Outcome.REJECTED and result.phase is FRONT_END
+                      and backends.of(config.toolchain.kind).first_front_end(result)):
         parts = [None] * len(cases)  # it got past the front end, or stopped elsewhere: built whole
-        if result.outcome.accepted:
-            session.past_front_end.update((config.toolchain.fingerprint, c.key) for c in cases)
     out, rest = {}, []
     for index, (case, part) in enumerate(zip(cases, parts)):
         if part is None:

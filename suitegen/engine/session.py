@@ -73,9 +73,6 @@ class Session:
     # (toolchain fingerprint, expected diagnostic): errors a batch showed to stop that toolchain's build at the
     # first of them; members expected to be rejected with one go alone at once (``item.run_batch``).
     stoppers: set[tuple[str, str]] = field(default_factory=set)
-    # (toolchain fingerprint, case key): items whose build only up to the device front end got past it (under
-    # one config): under the others they are built whole at once (``item._front_end_first``)
-    past_front_end: set[tuple[str, str]] = field(default_factory=set)
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:
         """Return what a build of this case's kind under this config does (probed once, see build.observe);
