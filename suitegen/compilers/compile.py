@@ -33,18 +33,22 @@ FRONT_END = Phase.CICC  # where a build's device front end rejects (nvcc's cicc)
 def front_end_build(case: Case, config: Config, folder: Path, timeout: float = DEFAULT_TIMEOUT,
                     cached: bool = False) -> CompileResult | None:
     """Build a case only up to its device front end, for an item expected to be rejected there: its result
-    where that front end rejected it, else None (no short command, or it got past: build it whole).
-
-    nvcc stops at its first failing stage, so a full build that cicc rejects ran the host side's
-    preprocessor and cudafe++ first, and nothing after cicc. The short build's result stands only where it
-    stopped at its first cicc (with several targets, a later one's ran after the first one's ptxas in the
-    full build). Where the cache has the full build, None: it serves that."""
+    where that front end rejected it (``stopped_at_front_end``), else None (no short command, or it got past:
+    build it whole). Where the cache has the full build, None: it serves that."""
     argv = backends.front_end_command(case, config)
     if argv is None or (cached and cache.get(cache.key(config.toolchain, backends.command(case, config), case.files))):
         return None  # no short command, or the full build's result is in the cache already
     result = cached_build(config, argv, dict(case.files), folder, timeout, cached)
-    stopped = result.outcome is Outcome.REJECTED and result.phase is FRONT_END
-    return result if stopped and backends.of(config.toolchain.kind).first_front_end(result) else None
+    return result if stopped_at_front_end(config, result) else None
+
+
+def stopped_at_front_end(config: Config, result: CompileResult) -> bool:
+    """Whether a build only up to the device front end (one item's or a batch's) stands for the full build: it
+    stopped at its first cicc. nvcc stops at its first failing stage, so a full build that cicc rejects ran the
+    host side's preprocessor and cudafe++ first, and nothing after cicc; with several targets, a later one's cicc
+    ran after the first one's ptxas in the full build."""
+    return (result.outcome is Outcome.REJECTED and result.phase is FRONT_END
+            and backends.of(config.toolchain.kind).first_front_end(result))
 
 
 def cached_build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends, batch
-from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build
+from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build, stopped_at_front_end
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, item_name, now
 from suitegen.execute import host_values
@@ -573,8 +573,7 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
                                  image=bool(wanted & set(NEEDS_MODULE)), argv=command)
     product = folder / command[command.index("-o") + 1]
     parts = batch.split(result, len(cases))
-    if short and not (result.outcome is Outcome.REJECTED and result.phase is FRONT_END
-                      and backends.of(config.toolchain.kind).first_front_end(result)):
+    if short and not stopped_at_front_end(config, result):
         parts = [None] * len(cases)  # it got past the front end, or stopped elsewhere: built whole
     out, rest = {}, []
     for index, (case, part) in enumerate(zip(cases, parts)):
