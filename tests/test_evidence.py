@@ -124,7 +124,8 @@ def test_swapped_module_entries_are_refused():
     assert cache.get(one) is not None, "the result itself is still good: only the module is built again"
 
 
-@pytest.mark.parametrize("text", ["5", "[]", '["has-int128"]', '{"fingerprint": "other"}', "NOT_A_PROBE"])
+@pytest.mark.parametrize("text", ["5", "[]", '["has-int128"]', '{"fingerprint": "other"}', "NOT_A_PROBE",
+                                  "OTHER_SOURCE"])
 def test_a_bad_feature_entry_is_probed_again(fake_nvcc, text):
     from suitegen.compilers import toolchain
     t = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
@@ -132,8 +133,11 @@ def test_a_bad_feature_entry_is_probed_again(fake_nvcc, text):
     assert "has-int128" in found
     path = features._cache_file(t)
     entry = json.loads(path.read_text())
-    path.write_text(json.dumps({**entry, "features": ["has-int128", "no-such-probe"]}) if text == "NOT_A_PROBE"
-                    else text)
+    if text == "NOT_A_PROBE":
+        text = json.dumps({**entry, "answers": {"no-such-probe": {"probe": "", "present": True}}})
+    elif text == "OTHER_SOURCE":  # the answer of an older probe of the same name
+        text = json.dumps({**entry, "answers": {**entry["answers"], "has-int128": {"probe": "old", "present": False}}})
+    path.write_text(text)
     assert features.detected_features(t) == found
     assert json.loads(path.read_text()) == entry, "rebuilt"
 

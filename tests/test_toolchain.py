@@ -121,21 +121,27 @@ def test_detected_features_come_from_probes(fake_nvcc):
     assert not toolchain.machine_features(silent) & {"has-nvfunctional", "has-int128", "has-float128"}
 
 
-def test_a_run_asks_for_probed_features_only_where_a_condition_needs_one(fake_nvcc, tmp_path):
-    from concurrent.futures import ThreadPoolExecutor
+def test_a_run_probes_the_features_its_conditions_name_and_any_other_only_when_asked(fake_nvcc, tmp_path):
+    from concurrent.futures import Future, ThreadPoolExecutor
     from suitegen.oracle.conditions import parse
-    go = tmp_path / "go"  # the fake's feature probes wait for it
-    wait = f'case "$*" in *has-*) while [ ! -e {go} ]; do sleep 0.05; done;; esac\n'
+    go = tmp_path / "go"  # the fake's feature probes wait for it, and say which ran
+    wait = (f'case "$*" in *has-*) while [ ! -e {go} ]; do sleep 0.05; done; echo "$*" >> {tmp_path}/probed;; esac\n')
     tc = toolchain.probe(str(fake_nvcc(wait + WRITES_OUTPUT + "exit 0")))
+    wanted: Future = Future()
     with ThreadPoolExecutor(max_workers=1) as probes:
-        feats = toolchain.machine_features(tc, probes)  # returns while the probes run
+        feats = toolchain.machine_features(tc, probes, wanted)  # returns while the probes wait to run
         env = Env(std=Std.CXX17, arch="sm_90", nvcc=tc.version, features=feats | {"gpu"})
-        assert not feats.probed.done()
         assert parse("linux && host-gcc && gpu && !windows")(env), "known features answer at once"
-        assert not feats.probed.done()
+        named = parse("has-int128 && has-libcudacxx")
+        wanted.set_result(named.features)
+        assert named.features == {"has-int128", "has-libcudacxx"}
         go.touch()
-        assert parse("has-int128 && has-libcudacxx")(env), "a probed one waits for the probes' answer"
-    assert feats.probed.done() and "has-int128" in feats
+        assert named(env), "a probed one waits for its probe"
+        probed = (tmp_path / "probed").read_text()
+        assert "has-int128" in probed and "has-libcudacxx" in probed and "has-float128" not in probed, \
+            "only the named ones are probed"
+        assert "has-float128" in feats, "one nobody named is probed when asked for"
+    assert "has-float128" in (tmp_path / "probed").read_text()
 
 
 def test_feature_probing_stops_with_the_run_and_caches_nothing(fake_nvcc):

@@ -2,15 +2,18 @@
 
 A probe is a function registered with ``@hooks.feature("name")`` that returns a small CUDA
 source; its docstring says what the feature means. Conditions in oracle files name these
-features (``requires = "has-int128"``); ``detected_features`` says which a toolchain has.
+features (``requires = "has-int128"``); ``probed_features`` says which of some a toolchain has, and ``Probed``
+answers a run's questions, probing in the background the ones its conditions name.
 """
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Iterable
 
 from suitegen import hooks, procs
 from suitegen.compilers import artifacts, backends
@@ -47,56 +50,92 @@ def _cache_file(toolchain: Toolchain) -> Path:
     return cache_root() / "features" / f"{toolchain.fingerprint}.json"
 
 
-def _read_cache(path: Path, toolchain: Toolchain) -> frozenset[str] | None:
-    """Return the features an entry holds, or None unless it reads back whole, is this toolchain's, and
-    answers exactly today's probes with names among them."""
+def _read_cache(path: Path, toolchain: Toolchain) -> dict[str, bool]:
+    """Return the answers an entry holds that are this toolchain's to today's probes (by their source); an
+    entry that does not read back whole holds none."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
-        return None
-    probes = sorted(hooks.names("feature"))
-    if not isinstance(data, dict) or data.get("fingerprint") != toolchain.fingerprint or data.get("probes") != probes:
-        return None
-    found = data.get("features")
-    if not isinstance(found, list) or not all(isinstance(f, str) and f in probes for f in found):
-        return None
-    return frozenset(found)
+        return {}
+    answers = data.get("answers") if isinstance(data, dict) and data.get("fingerprint") == toolchain.fingerprint \
+        else None
+    if not isinstance(answers, dict):
+        return {}
+    probes = {p.name: p for p in hooks.refs("feature")}
+    return {name: a["present"] for name, a in answers.items()
+            if name in probes and isinstance(a, dict) and a.get("probe") == probes[name]()
+            and isinstance(a.get("present"), bool)}
 
 
-def detected_features(toolchain: Toolchain) -> frozenset[str]:
-    """Return the probed features of a toolchain, compiling each probe once per fingerprint (cached).
+def probed_features(toolchain: Toolchain, names: Iterable[str]) -> frozenset[str]:
+    """Return which of the probed features ``names`` a toolchain has, compiling each probe once per fingerprint
+    (cached, with the probe's source: a changed probe is probed again); those not cached run all at once.
 
-    A probe that cannot start, fails, times out or leaves no object means the feature is absent. A cache
-    entry that is not this toolchain's answer to today's probes is probed again. If the run is stopping,
-    ``procs.Stopped`` propagates and nothing is cached.
+    A probe that cannot start, fails, times out or leaves no object means the feature is absent. If the run is
+    stopping, ``procs.Stopped`` propagates and nothing is cached.
     """
+    refs = {p.name: p for p in hooks.refs("feature")}
+    wanted = [n for n in dict.fromkeys(names) if n in refs]
     cache = _cache_file(toolchain)
-    cached = _read_cache(cache, toolchain)
-    if cached is not None:
-        return cached
-    with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
+    answers = _read_cache(cache, toolchain)
+    todo = [refs[n] for n in wanted if n not in answers]
+    if todo:
+        with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
 
-        def present(probe: hooks.HookRef) -> bool:
-            name, source = probe.name, probe()
-            (Path(tmp) / f"{name}.cu").write_text(source)
-            argv = backends.of(toolchain.kind).probe_command(toolchain, f"{name}.cu", f"{name}.o")
-            try:
-                done = procs.run(argv, timeout=PROBE_TIMEOUT, cwd=tmp)
-            except OSError:
-                return False
-            return (not done.timed_out and done.returncode == 0
-                    and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source},
-                                          backends.of(toolchain.kind).module_sections) is None)
-        probes = hooks.refs("feature")
-        with ThreadPoolExecutor(max_workers=max(1, len(probes))) as pool:  # all at once: the slowest sets the time
-            found = {p.name for p, yes in zip(probes, pool.map(present, probes)) if yes}
-    entry = {"fingerprint": toolchain.fingerprint, "probes": [p.name for p in probes],
-             "features": sorted(found)}
+            def present(probe: hooks.HookRef) -> bool:
+                name, source = probe.name, probe()
+                (Path(tmp) / f"{name}.cu").write_text(source)
+                argv = backends.of(toolchain.kind).probe_command(toolchain, f"{name}.cu", f"{name}.o")
+                try:
+                    done = procs.run(argv, timeout=PROBE_TIMEOUT, cwd=tmp)
+                except OSError:
+                    return False
+                return (not done.timed_out and done.returncode == 0
+                        and artifacts.problem(argv, Path(tmp), {f"{name}.cu": source},
+                                              backends.of(toolchain.kind).module_sections) is None)
+            with ThreadPoolExecutor(max_workers=len(todo)) as pool:  # all at once: the slowest sets the time
+                answers.update(zip((p.name for p in todo), pool.map(present, todo)))
+        _write_cache(cache, toolchain, answers)
+    return frozenset(n for n in wanted if answers[n])
+
+
+def _write_cache(cache: Path, toolchain: Toolchain, answers: dict[str, bool]) -> None:
+    refs = {p.name: p for p in hooks.refs("feature")}
+    entry = {"fingerprint": toolchain.fingerprint,
+             "answers": {n: {"probe": refs[n](), "present": yes} for n, yes in sorted(answers.items())}}
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp_file = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp_file = cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         tmp_file.write_text(json.dumps(entry))
         os.replace(tmp_file, cache)
     except OSError:
         pass  # a read-only cache only costs the probes next time
-    return frozenset(found)
+
+
+def detected_features(toolchain: Toolchain) -> frozenset[str]:
+    """Return every probed feature a toolchain has (``probed_features`` of all the probes)."""
+    return probed_features(toolchain, hooks.names("feature"))
+
+
+class Probed:
+    """A toolchain's answers to the feature probes, as ``conditions.Features`` asks for them: the ones a run's
+    conditions name (``wanted``, a pending set) are probed together in the background; any other is probed on its
+    first asking. Each answer is probed once."""
+
+    def __init__(self, toolchain: Toolchain, wanted: Future, probes: Executor):
+        self.toolchain = toolchain
+        self.together = probes.submit(lambda: (frozenset(wanted.result()), self._probe(wanted.result())))
+        self._lock = threading.Lock()
+        self._others: dict[str, bool] = {}
+
+    def _probe(self, names: Iterable[str]) -> frozenset[str]:
+        return probed_features(self.toolchain, names)
+
+    def __call__(self, name: str) -> bool:
+        asked, present = self.together.result()
+        if name in asked:
+            return name in present
+        with self._lock:  # one at a time: each is probed once
+            if name not in self._others:
+                self._others[name] = name in self._probe([name])
+            return self._others[name]

@@ -6,7 +6,7 @@ import fnmatch
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Sequence
@@ -23,6 +23,7 @@ from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
 from suitegen.model import Case, CompileResult, Compiler, Config, ObservedConfig, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
+from suitegen.oracle import conditions
 from suitegen.oracle.conditions import Features
 
 
@@ -169,13 +170,19 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
     if opts.builds_to and opts.builds_from:
         raise UsageError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
     detecting = ThreadPoolExecutor(max_workers=4, thread_name_prefix="suitegen-features")
+    wanted: Future = Future()  # the probed features the run's conditions name: probed as soon as it is known
     with ThreadPoolExecutor(max_workers=2) as pool:
         gpu_probe = pool.submit(detect_gpu)
-        probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting)
-        if cases is None:
-            orc, cases = load_cases(opts)
-        else:
-            orc = oracle_mod.load(opts.oracle)
+        probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting, wanted)
+        try:
+            if cases is None:
+                orc, cases = load_cases(opts)
+            else:
+                orc = oracle_mod.load(opts.oracle)
+            wanted.set_result(_named_features(orc, cases))
+        finally:
+            if not wanted.done():  # the oracle did not load: nothing is asked, nothing waits
+                wanted.set_result(frozenset())
         if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
             cache.use_store(cache.Store.REPLAY, opts.builds_from)
             try:
@@ -209,12 +216,19 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
                    fatbin=FatbinRunner(gpus, opts.exec_timeout) if gpus else None)
 
 
-def _probed(specs: Sequence[str], toolchains_file: str | None,
-            detecting: ThreadPoolExecutor) -> tuple[list[Toolchain], dict[str, Features]]:
-    """Return the probed toolchains and each one's detected features (by fingerprint; their feature probes run
-    in ``detecting``)."""
+def _probed(specs: Sequence[str], toolchains_file: str | None, detecting: ThreadPoolExecutor,
+            wanted: Future) -> tuple[list[Toolchain], dict[str, Features]]:
+    """Return the probed toolchains and each one's detected features (by fingerprint; the feature probes that
+    ``wanted`` names run in ``detecting``, any other where it is first asked for)."""
     toolchains = probe_toolchains(specs, toolchains_file)
-    return toolchains, {t.fingerprint: tc_mod.machine_features(t, detecting) for t in toolchains}
+    return toolchains, {t.fingerprint: tc_mod.machine_features(t, detecting, wanted) for t in toolchains}
+
+
+def _named_features(orc: oracle_mod.Oracle, cases: Sequence[Case]) -> frozenset[str]:
+    """Return the features that the conditions of the cases' rules and variants, and of the deviations, name."""
+    rules = {c.rule.id: c.rule for c in cases}.values()
+    return conditions.named_features([*(r.requires for r in rules), *(c.variant.requires for c in cases),
+                                      *(d.when for d in orc.deviations)])
 
 
 def probe_toolchains(specs: Sequence[str] = (), toolchains_file: str | None = None) -> list[Toolchain]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -58,28 +57,29 @@ def known_features() -> frozenset[str]:
 
 
 class Features(frozenset):
-    """The features a condition sees: the ones known now and, while a toolchain's probes (``@hooks.feature``)
-    still run, a pending answer for the probed ones. Asking for a probed feature waits for that answer; no
-    other question does, so a run's first builds start beside the probes, and only the items whose conditions
-    ask for a probed feature wait for them. Iterating gives the known ones only."""
+    """The features a condition sees: the ones known now and, for the probed ones (``@hooks.feature``), a
+    toolchain's answer that may still be coming (``probed``: name -> whether it has it). Asking for a probed
+    feature waits for its probe; no other question does, so a run's first builds start beside the probes, and
+    only the items whose conditions ask for a probed feature wait for it. Iterating gives the known ones only."""
 
-    probed: Future | None
+    probed: Callable[[str], bool] | None
 
-    def __new__(cls, known: Iterable[str] = (), probed: Future | None = None):
+    def __new__(cls, known: Iterable[str] = (), probed: Callable[[str], bool] | None = None):
         self = super().__new__(cls, known)
-        self.probed = probed  # its result: the probed features the toolchain has
+        self.probed = probed
         return self
 
     def __contains__(self, name) -> bool:
         if self.probed is not None and name in known_features() and name not in FIXED_FEATURES:
-            return name in self.probed.result()
+            return self.probed(name)
         return frozenset.__contains__(self, name)
 
     def __or__(self, other) -> "Features":
         return Features(frozenset(self) | frozenset(other), self.probed)
 
     def __reduce__(self):
-        return Features, (frozenset(self) | (self.probed.result() if self.probed is not None else frozenset()),)
+        probed = known_features() - FIXED_FEATURES
+        return Features, (frozenset(self) | {n for n in probed if self.probed is not None and self.probed(n)},)
 
 
 class ConditionError(UsageError):
@@ -122,10 +122,11 @@ def _compare_versions(op: str, have: tuple[int, ...], want: tuple[int, ...]) -> 
 
 @dataclass(**FROZEN)
 class Condition:
-    """A parsed condition; ``text`` is kept for messages and reports."""
+    """A parsed condition; ``text`` is kept for messages and reports, ``features`` are the ones it names."""
 
     text: str
     evaluate: Callable[[Env], bool]
+    features: frozenset[str] = frozenset()
 
     def __call__(self, env: Env) -> bool:
         return self.evaluate(env)
@@ -135,6 +136,7 @@ def parse(text: str) -> Condition:
     """Parse a condition expression, raising ConditionError that quotes it."""
     tokens = _tokenize(text)
     pos = 0
+    named: set[str] = set()
 
     def peek():
         return tokens[pos] if pos < len(tokens) else None
@@ -183,12 +185,18 @@ def parse(text: str) -> Condition:
         if tok not in known_features():
             raise ConditionError(f"in condition {text!r}: unknown feature {tok!r} "
                                  f"(known: {', '.join(sorted(known_features()))})")
+        named.add(tok)
         return lambda env: tok in env.features
 
     fn = p_or()
     if peek() is not None:
         raise ConditionError(f"in condition {text!r}: unexpected {peek()!r}")
-    return Condition(text=text, evaluate=fn)
+    return Condition(text=text, evaluate=fn, features=frozenset(named))
+
+
+def named_features(conditions: Iterable) -> frozenset[str]:
+    """Return the features a collection of conditions (None where there is none) name."""
+    return frozenset(name for c in conditions if c is not None for name in c.features)
 
 
 def _tokenize(text: str) -> list[str]:
