@@ -256,6 +256,13 @@ def test_real_diagnose_variants_have_twins_or_say_what_is_wrong():
 
 # --- deviations: the rule's own evidence, never an incidental warning ---------------------------------------
 
+def _deviation(mini_oracle, **fields) -> None:
+    """Write one deviation of the rule demo/no-long-double, its fields as given."""
+    lines = "".join(f'{k} = "{v}"\n' for k, v in fields.items())
+    (mini_oracle[0] / "deviations" / "x.toml").write_text(
+        f'when = "nvcc==13.0"\n[[deviation]]\nrule = "demo/no-long-double"\n{lines}diagnostic = ""\nseen = "2026-11-25"\n')
+
+
 @pytest.mark.parametrize("observed, match, error", [
     ("accepted", "", None),  # accepted: warnings do not change it, so nothing to match
     ("accepted-with-warnings", "", "needs a match"),
@@ -266,15 +273,7 @@ def test_real_diagnose_variants_have_twins_or_say_what_is_wrong():
     ("rejected", "unused variable", "incidental warning"),
 ])
 def test_deviation_evidence_is_the_rules_own(mini_oracle, observed, match, error):
-    (mini_oracle[0] / "deviations" / "x.toml").write_text(textwrap.dedent(f'''
-        when = "nvcc==13.0"
-        [[deviation]]
-        rule = "demo/no-long-double"
-        observed = "{observed}"
-        diagnostic = ""
-        match = "{match}"
-        seen = "2026-11-25"
-        '''))
+    _deviation(mini_oracle, observed=observed, match=match)
     if error is None:
         assert oracle.load(mini_oracle[0]).deviations
     else:
@@ -288,16 +287,7 @@ def test_deviation_evidence_is_the_rules_own(mini_oracle, observed, match, error
     ("accepted-with-warnings", "cudafe++", "an accepted item has none"),
 ])
 def test_a_deviation_says_where_a_rejection_was_seen(mini_oracle, observed, phase, error):
-    (mini_oracle[0] / "deviations" / "x.toml").write_text(textwrap.dedent(f'''
-        when = "nvcc==13.0"
-        [[deviation]]
-        rule = "demo/no-long-double"
-        observed = "{observed}"
-        phase = "{phase}"
-        diagnostic = ""
-        match = "long double"
-        seen = "2026-11-26"
-        '''))
+    _deviation(mini_oracle, observed=observed, phase=phase, match="long double")
     if error is None:
         assert [d.phase.value for d in oracle.load(mini_oracle[0]).deviations] == [phase]
     else:

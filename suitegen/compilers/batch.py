@@ -129,8 +129,8 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     """Return each member's result as a single compile would give it, or None where that is not certain.
 
     Certain: every phase ran (the batch was accepted) and each member's diagnostics are the ones in its
-    own region, naming only its symbols, or followed by notes only in its region (``_noted_member``); or the batch was rejected and the member has an error of its
-    own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
+    own region, naming only its symbols, or followed by notes only in its region (``_noted_member``); or the
+    batch was rejected and the member has an error of its own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
     error or warning that belongs to no member or to several; the front end's error limit; a member
     without an error in a rejected batch (the phases after the failing one never saw it); the members on
     both sides of a diagnostic that sits in one member's region but names another's symbols (``crossed``).

@@ -61,7 +61,7 @@ def _read_cache(path: Path, toolchain: Toolchain) -> dict[str, bool]:
         else None
     if not isinstance(answers, dict):
         return {}
-    probes = {p.name: p for p in hooks.refs("feature")}
+    probes = _probes()
     return {name: a["present"] for name, a in answers.items()
             if name in probes and isinstance(a, dict) and a.get("probe") == probes[name]()
             and isinstance(a.get("present"), bool)}
@@ -74,7 +74,7 @@ def probed_features(toolchain: Toolchain, names: Iterable[str]) -> frozenset[str
     A probe that cannot start, fails, times out or leaves no object means the feature is absent. If the run is
     stopping, ``procs.Stopped`` propagates and nothing is cached.
     """
-    refs = {p.name: p for p in hooks.refs("feature")}
+    refs = _probes()
     wanted = [n for n in dict.fromkeys(names) if n in refs]
     cache = _cache_file(toolchain)
     answers = _read_cache(cache, toolchain)
@@ -95,12 +95,16 @@ def probed_features(toolchain: Toolchain, names: Iterable[str]) -> frozenset[str
                                               backends.of(toolchain.kind).module_sections) is None)
             with ThreadPoolExecutor(max_workers=len(todo)) as pool:  # all at once: the slowest sets the time
                 answers.update(zip((p.name for p in todo), pool.map(present, todo)))
-        _write_cache(cache, toolchain, answers)
+        _write_cache(cache, toolchain, answers, refs)
     return frozenset(n for n in wanted if answers[n])
 
 
-def _write_cache(cache: Path, toolchain: Toolchain, answers: dict[str, bool]) -> None:
-    refs = {p.name: p for p in hooks.refs("feature")}
+def _probes() -> dict[str, hooks.HookRef]:
+    """Return today's feature probes by name."""
+    return {p.name: p for p in hooks.refs("feature")}
+
+
+def _write_cache(cache: Path, toolchain: Toolchain, answers: dict[str, bool], refs: dict[str, hooks.HookRef]) -> None:
     entry = {"fingerprint": toolchain.fingerprint,
              "answers": {n: {"probe": refs[n](), "present": yes} for n, yes in sorted(answers.items())}}
     try:
@@ -124,12 +128,14 @@ class Probed:
 
     def __init__(self, toolchain: Toolchain, wanted: Future, probes: Executor):
         self.toolchain = toolchain
-        self.together = probes.submit(lambda: (frozenset(wanted.result()), self._probe(wanted.result())))
+        self.together = probes.submit(self._together, wanted)
         self._lock = threading.Lock()
         self._others: dict[str, bool] = {}
 
-    def _probe(self, names: Iterable[str]) -> frozenset[str]:
-        return probed_features(self.toolchain, names)
+    def _together(self, wanted: Future) -> tuple[frozenset[str], frozenset[str]]:
+        """Return the named features, once known, and which of them the toolchain has."""
+        asked = frozenset(wanted.result())
+        return asked, probed_features(self.toolchain, asked)
 
     def __call__(self, name: str) -> bool:
         asked, present = self.together.result()
@@ -137,5 +143,5 @@ class Probed:
             return name in present
         with self._lock:  # one at a time: each is probed once
             if name not in self._others:
-                self._others[name] = name in self._probe([name])
+                self._others[name] = name in probed_features(self.toolchain, [name])
             return self._others[name]
