@@ -36,7 +36,9 @@ def result(outcome, *diags, phase=None):
 
 def test_what_may_join_a_batch():
     assert batch.batchable(case("#include <cstdio>\n__device__ int f() { return 1; }\n"))
-    assert not batch.batchable(case("int main() { return 0; }\n")), "a program with main"
+    assert batch.batchable(case("int main() { return 0; }\n")), "compiled only: its main is a member's function"
+    assert not batch.batchable(case("int main(int argc, char **argv) { return 0; }\n")), "not a plain main"
+    assert not batch.batchable(case("int main() { return 0; }\nint f() { return main(); }\n")), "main named twice"
     assert not batch.batchable(case("#pragma nv_diag_suppress 177\nint x;\n")), "a pragma changes later members"
     assert not batch.batchable(case('extern "C" __device__ int f();\n')), "C names collide"
     assert not batch.batchable(case("int x;\n#include <cstdio>\n")), "an include after code"
@@ -131,7 +133,7 @@ def test_units_group_by_config_flags_and_quoted_includes():
     same = [case("__device__ int f();\n", f"s{i}") for i in range(5)]
     system = case("#include <cstdio>\n__device__ int f();\n", "sys")
     local = case('#include "local.h"\n__device__ int f();\n', "local")
-    alone = case("int main() {}\n", "main")
+    alone = case("int main(int argc, char **argv) { return 0; }\n", "main")
     work = units([(c, CFG) for c in [*same, system, local, alone]], size=4)
     assert sorted(len(u.cases) for u in work) == [1, 1, 2, 4], "system headers join; a local one does not"
     tu = batch.translation_unit([same[0], system])
@@ -219,12 +221,12 @@ SPLIT = [
      [None, None, None]),
     (result(Outcome.TIMED_OUT, phase=Phase.CICC), [None, None, None]),
     # nvcc 13.0 puts member 1's error about a compiler-derived constructor in member 0's file (and member 0's
-    # warning in member 1's): a region and the symbols its message names disagree, so nothing is certain
+    # warning in member 1's): each goes to the member its symbols name; member 0 has no error in a rejected batch
     (result(Outcome.REJECTED, diag("warning", "sg_b1/main.cu", msg='calling a __host__ function("sg_b0::Base::Base()") '
                                    'from a __host__ __device__ function("sg_b0::Base::Base [subobject]")'),
             diag("error", "sg_b0/main.cu", msg='calling a __host__ function("sg_b1::Base::Base()") from a __device__ '
                                                'function("sg_b1::Base::Base [subobject]") is not allowed'),
-            phase=Phase.CICC), [None, None, None]),
+            phase=Phase.CICC), [None, Outcome.REJECTED, None]),
 ]
 
 
@@ -234,7 +236,8 @@ def test_split_attributes_only_what_is_certain(res, outcomes):
     assert [p and p.outcome for p in parts] == outcomes
     for p in parts:
         if p is not None:
-            assert all(d.file in ("main.cu", None) for d in p.diagnostics), "records read like a single compile's"
+            assert all(d.file in ("main.cu", None) or members.member_of(d.file) is not None and members.QUALIFIER.search(d.message)
+                       is None for d in p.diagnostics), "records read like a single compile's, but where nvcc put it"
 
 
 def test_a_closing_line_is_kept_with_the_member_s_errors():
@@ -259,13 +262,27 @@ def test_a_batch_that_attributes_nobody_leaves_alone_the_members_it_names():
     assert [len(part) for part, _ in _again(silent, cases[:4], cases[:4], {}, {}, False)] == [2, 2], "halved"
 
 
-def test_a_diagnostic_in_one_member_s_region_naming_another_s_symbols_leaves_both_alone():
-    """The members a region and its message disagree about go alone; the rest are built together again, not halved."""
-    crossed = SPLIT[-1][0]  # member 1's error in member 0's file, and member 0's warning in member 1's
-    assert batch.split(crossed, 4) == [None] * 4
-    assert batch.suspects(crossed, 4) == {0, 1}
-    cases = [case("int x;\n", f"m{i}") for i in range(4)]
-    assert _again(crossed, cases, cases, {}, {}, peeling=False) == [([cases[2], cases[3]], False)]
+def test_a_diagnostic_in_one_member_s_region_naming_another_s_symbols_goes_to_that_member():
+    """nvcc put member 1's error about a compiler-derived constructor in member 0's file, and member 0's warning in
+    member 1's: each goes to the member its symbols name, with the file and line nvcc gave (at no line of the
+    member's own file), and no member is built alone for it."""
+    crossed = SPLIT[-1][0]
+    parts = batch.split(crossed, 4)
+    assert [p and p.outcome for p in parts] == [None, Outcome.REJECTED, None, None]
+    assert [(d.file, d.message) for d in parts[1].diagnostics] == [
+        ("sg_b0/main.cu", 'calling a __host__ function("Base::Base()") from a __device__ function("Base::Base '
+                          '[subobject]") is not allowed')]
+    assert batch.crossed(crossed) == set() and batch.suspects(crossed, 4) == {1}, "the error is member 1's"
+
+
+def test_a_diagnostic_placed_in_another_member_s_region_is_at_no_line_of_the_case():
+    from suitegen.judge.verdicts import matches
+    exp = Expectation(expect=Expect.REJECT, diagnostic="not allowed", check_line=True)
+    at = replace(case("int x;\n", "m"), violation_line=3)
+    own = Diagnostic(severity="error", message="not allowed", phase=Phase.CICC, file="main.cu", line=3)
+    assert matches(own, exp, at, ("error",))
+    assert not matches(replace(own, file="sg_b0/main.cu"), exp, at, ("error",))
+    assert matches(replace(own, file="sg_b0/main.cu"), replace(exp, check_line=False), at, ("error",))
 
 
 def test_a_phase_that_stops_at_one_member_s_error():
@@ -293,19 +310,26 @@ def test_a_phase_that_stops_at_one_member_s_error():
     assert _again(peeled, cases, cases[1:], out, {}, peeling=True) == []
 
 
-def test_the_members_a_diagnostic_crossed_between_go_alone_and_the_others_are_attributed():
-    """nvcc put member 1's warning about a compiler-derived constructor in member 0's file: those two are
-    uncertain, member 2 is not (its diagnostics sit in its own region and name only its symbols)."""
-    warned = result(Outcome.ACCEPTED_WITH_WARNINGS,
-                    diag("warning", "sg_b0/main.cu", msg='calling a __host__ function("sg_b1::Base::Base()") from a '
-                                                         '__host__ __device__ function("sg_b1::Base::Base [subobject]")'),
-                    diag("warning", "sg_b2/main.cu", msg='variable "sg_b2::v" was declared but never referenced'))
-    parts = batch.split(warned, 4)
-    assert [p and p.outcome for p in parts] == [None, None, Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED]
-    assert batch.crossed(warned) == {0, 1}
+def test_the_members_a_diagnostic_crossed_between_go_alone_where_it_is_uncertain_whose_it_is():
+    """nvcc put member 1's warning about a compiler-derived constructor in member 0's file. Where member 0's region
+    holds nothing else, the warning is member 1's; where it holds a warning of its own (which may be member 1's,
+    placed there without naming it), member 0 is uncertain; where the message names two members, both are, and the
+    holder. The others are attributed either way."""
+    derived = diag("warning", "sg_b0/main.cu", msg='calling a __host__ function("sg_b1::Base::Base()") from a '
+                                                  '__host__ __device__ function("sg_b1::Base::Base [subobject]")')
+    other = diag("warning", "sg_b2/main.cu", msg='variable "sg_b2::v" was declared but never referenced')
+    warned = result(Outcome.ACCEPTED_WITH_WARNINGS, derived, other)
+    assert [p and p.outcome for p in batch.split(warned, 4)] == [
+        Outcome.ACCEPTED, Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED]
+    held = result(Outcome.ACCEPTED_WITH_WARNINGS, derived, replace(other, file="sg_b0/main.cu", message="unused"))
+    assert [p and p.outcome for p in batch.split(held, 3)] == [None, Outcome.ACCEPTED_WITH_WARNINGS, Outcome.ACCEPTED]
+    assert batch.crossed(held) == {0}
+    two = result(Outcome.ACCEPTED_WITH_WARNINGS, replace(derived, message=derived.message + " (sg_b2::g)"), other)
+    assert [p and p.outcome for p in batch.split(two, 4)] == [None, None, None, Outcome.ACCEPTED]
+    assert batch.crossed(two) == {0, 1, 2}
     cases = [case("int x;\n", f"m{i}") for i in range(5)]
-    out = {c.key: None for c in cases[2:4]}
-    assert _again(warned, cases, [cases[0], cases[1], cases[4]], out, {}, False) == [([cases[4]], False)], (
+    out = {c.key: None for c in cases[1:4]}
+    assert _again(two, cases, [cases[0], cases[1], cases[2], cases[4]], out, {}, False) == [([cases[4]], False)], (
         "the crossed members are not built together again")
 
 

@@ -6,7 +6,8 @@ translation unit). Each member sits in its own namespace after ``#line 1 "sg_bN/
 ``members``), so nvcc reports its diagnostics under its own file name and line, as a single compile
 would; the macros a member defines are undefined after it.
 
-Compile-only cases (``-c``) batch as they are. Programs (``link``, and ``rdc-link`` with several files)
+Compile-only cases (``-c``, one file) batch as they are; one that defines ``int main()`` has it as
+``sg_bN::main``, a function nobody calls, as a program member's is. Programs (``link``, and ``rdc-link`` with several files)
 batch too: a batch has one translation unit per file name of its members; each member's ``int main()``
 becomes ``sg_bN::main``, and the batch's own ``main`` (the driver ``templates/drivers/batch.cu.j2``) runs
 member N when given N, so every member still runs in its own process.
@@ -43,8 +44,10 @@ def batchable(case: Case) -> bool:
     frags = list(fragments(case).values())
     if mode is Mode.FATBIN or not all(f.fits_namespace for f in frags):
         return False
-    if mode is Mode.COMPILE:
-        return len(frags) == 1 and not frags[0].mains
+    if mode is Mode.COMPILE and len(frags) != 1:
+        return False
+    if mode is Mode.COMPILE and not frags[0].mains:
+        return True
     return frags[0].mains == 1 and sum(f.mains for f in frags) == 1 and frags[0].plain_main
 
 
@@ -57,12 +60,14 @@ def group_key(case: Case, config: Config) -> tuple:
 
 
 def suspects(result: CompileResult, size: int) -> set[int]:
-    """Return the members to build alone where a batch attributes nobody: those with an error in their
-    own region, those that an error or warning outside every region names by symbol, and both sides of a
-    diagnostic in one member's region that names another's symbols (which ``split`` cannot attribute)."""
+    """Return the members to build alone where a batch attributes nobody: those with an error of their own (in
+    their region, or placed in another's and naming them: ``_placed_elsewhere``), those that an error or warning
+    outside every region names by symbol, and those a diagnostic crossing between members leaves uncertain
+    (``crossed``)."""
     out: set[int] = set()
     for d in result.diagnostics:
-        index = member_of(d.file)
+        index = _placed_elsewhere(d)
+        index = member_of(d.file) if index is None else index
         named = mentioned(d.message) or set()
         if index is not None and d.severity in ("error", "fatal"):
             out.add(index)
@@ -129,20 +134,31 @@ def split(result: CompileResult, size: int) -> list[CompileResult | None]:
     """Return each member's result as a single compile would give it, or None where that is not certain.
 
     Certain: every phase ran (the batch was accepted) and each member's diagnostics are the ones in its
-    own region, naming only its symbols, or followed by notes only in its region (``_noted_member``); or the
-    batch was rejected and the member has an error of its own (its single compile stops there too). Uncertain: a crash, timeout or refused command line; an
-    error or warning that belongs to no member or to several; the front end's error limit; a member
-    without an error in a rejected batch (the phases after the failing one never saw it); the members on
-    both sides of a diagnostic that sits in one member's region but names another's symbols (``crossed``).
+    own region, naming only its symbols, or followed by notes only in its region (``_noted_member``), or placed
+    in another's region but naming only its symbols (``_placed_elsewhere``); or the batch was rejected and the
+    member has an error of its own (its single compile stops there too). Uncertain: a crash, timeout or refused
+    command line; an error or warning that belongs to no member or to several; the front end's error limit; a
+    member without an error in a rejected batch (the phases after the failing one never saw it); the members a
+    diagnostic leaves uncertain where it sits in one member's region and names another's symbols (``crossed``).
     """
     if result.outcome.infrastructure:
         return [None] * size
     crossing = crossed(result)
     own: list[list] = [[] for _ in range(size)]
     closing = []
+    moved = None  # the member the last diagnostic placed in another's region went to: its notes follow it
     for at, d in enumerate(result.diagnostics):
+        if d.severity != "note":
+            moved = None
         if _crosses(d):
-            continue  # both sides are uncertain (``crossed``)
+            moved = _placed_elsewhere(d)
+            moved = moved if moved is not None and moved < size else None
+            if moved is not None:
+                own[moved].append(replace(d, message=unqualified(d.message)))
+            continue  # both sides are uncertain otherwise (``crossed``)
+        if moved is not None:
+            own[moved].append(replace(d, message=unqualified(d.message)))
+            continue
         index = member_of(d.file)
         if index is None and d.file is None:
             index = named_member(d.message)
@@ -179,12 +195,34 @@ def _noted_member(diags: Sequence[Diagnostic], at: int) -> int | None:
     return members.pop()
 
 
+def _placed_elsewhere(d: Diagnostic) -> int | None:
+    """Return the member a diagnostic in another member's region belongs to: the one member its message names.
+
+    nvcc places the diagnostics of a compiler-derived function (a ``[subobject]`` constructor) at a position of its
+    own choosing, often in a neighbour's region; the symbols the message names are the member's, which no other
+    member can name. Such a diagnostic keeps the batch's file name (``sg_b2/main.cu``) and line: it is at no line of
+    the member's own file (``verdicts.matches``). None where the message names several members, or also the one
+    whose region holds it."""
+    index, named = member_of(d.file), mentioned(d.message)
+    return next(iter(named)) if index is not None and named and len(named) == 1 and index not in named else None
+
+
 def crossed(result: CompileResult) -> set[int]:
-    """Return the members on both sides of each diagnostic that sits in one member's region but names another's
-    symbols: nvcc places some diagnostics of a compiler-derived member (a ``[subobject]`` constructor) in a
-    neighbour's file, so neither member's own diagnostics are certain. The others' are: each of their
-    diagnostics sits in its own region and names only its own symbols."""
-    return {i for d in result.diagnostics for i in _crosses(d)}
+    """Return the members a diagnostic that sits in one member's region but names another's symbols leaves
+    uncertain: where it names one other member (``_placed_elsewhere``), the member whose region holds it, if that
+    region holds any error or warning of its own (which may be one of the other's, placed there without naming
+    it); where it names several, all of them and the holder."""
+    out: set[int] = set()
+    for d in result.diagnostics:
+        crossing = _crosses(d)
+        if crossing and _placed_elsewhere(d) is None:
+            out |= crossing
+        elif crossing:
+            holder = member_of(d.file)
+            if any(member_of(e.file) == holder and e.severity in ("error", "fatal", "warning") and not _crosses(e)
+                   for e in result.diagnostics):
+                out.add(holder)
+    return out
 
 
 def _crosses(d: Diagnostic) -> set[int]:

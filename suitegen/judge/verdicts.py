@@ -13,6 +13,7 @@ from pathlib import PurePath
 from typing import Callable, Iterable
 
 from suitegen.compilers import backends, nvrtc
+from suitegen.compilers.members import member_of
 from suitegen.execute.images import loaded_code
 from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs
@@ -123,7 +124,10 @@ def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[st
     if exp.phase is not None and diag.phase not in PHASE_GROUPS[exp.phase]:
         return False
     if exp.check_line and case.violation_line is not None and diag.line is not None:
-        return PurePath(diag.file or "").name == case.main_file and diag.line == case.violation_line
+        # a batch member's diagnostic that nvcc placed in another member's region (``batch.split``) is at no line of
+        # the case's own file
+        return (member_of(diag.file) is None and PurePath(diag.file or "").name == case.main_file
+                and diag.line == case.violation_line)
     return True
 
 
