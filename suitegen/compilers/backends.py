@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from suitegen.model import Case, CompileResult, Compiler, Config, Mode, Toolchain
 
@@ -59,6 +59,12 @@ class Backend(Protocol):
         """Whether the build of ``sibling`` (``sibling_command``), which printed ``output``, stopped within the
         stages, from the first, that it runs just as ``argv`` does."""
 
+    def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],
+                 output: str) -> str | None:
+        """Return what the build of ``argv`` would print, taken from the ``output`` of an accepted build of the same
+        ``files`` by ``wide``, which runs all its stages alike and more (the same build for more targets); or None
+        where that is not certain (``compile.cached_build``)."""
+
     def output(self, mode: Mode, config: Config) -> str:
         """Return the file name a build of this mode writes."""
 
@@ -87,7 +93,7 @@ class Backend(Protocol):
 
 class OneProcess:
     """What a compiler that runs every stage in one process (NVRTC, clang) answers for nvcc's stage shortcuts: no
-    short front-end build, and no build that shares another's stages."""
+    short front-end build, and no build that shares another's stages or runs for more targets."""
 
     def front_end_command(self, config: Config, mode: Mode, flags: Sequence[str], files: Sequence[str]) -> None:
         return None
@@ -101,6 +107,10 @@ class OneProcess:
     def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
                                  output: str) -> bool:
         return False
+
+    def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],
+                 output: str) -> None:
+        return None
 
 
 def of(kind: Compiler) -> Backend:

@@ -123,11 +123,14 @@ def front_end_command(cases: Sequence[Case], config: Config) -> list[str] | None
 
 
 def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: float,
-                  cached: bool = False, image: bool = False, argv: list[str] | None = None) -> CompileResult:
+                  cached: bool = False, image: bool = False, argv: list[str] | None = None,
+                  wider: Config | None = None) -> CompileResult:
     """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome
     (``image``: and leave its device module there, see ``compile.cached_build``; ``argv``: the command, its
-    ``command`` unless given, or its ``front_end_command``)."""
-    return cached_build(config, argv or command(cases, config), sources(cases), folder, timeout, cached, image)
+    ``command`` unless given, or its ``front_end_command``; ``wider``: a config for more targets whose build of
+    the batch may stand for this one, see ``compile.from_wider``)."""
+    return cached_build(config, argv or command(cases, config), sources(cases), folder, timeout, cached, image,
+                        wider=command(cases, wider) if wider is not None else None)
 
 
 def split(result: CompileResult, size: int) -> list[CompileResult | None]:

@@ -52,7 +52,7 @@ def stopped_at_front_end(config: Config, result: CompileResult) -> bool:
 
 
 def cached_build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,
-                 cached: bool, image: bool = False) -> CompileResult:
+                 cached: bool, image: bool = False, wider: list[str] | None = None) -> CompileResult:
     """Return the result of building ``files`` (text, or bytes: an object) with ``argv`` in ``folder``, through
     the build cache if asked.
 
@@ -63,15 +63,18 @@ def cached_build(config: Config, argv: list[str], files: Mapping[str, str | byte
 
     With a build store (``cache.store``) every build goes through it: recorded with its product, or replayed
     (its product and module written to ``folder``; one not recorded is a toolchain error, never compiled).
+
+    ``wider``: the same build for more targets, whose accepted result in the cache may stand for this one's
+    (``from_wider``; only where ``cached``, and nothing is written then).
     """
     k = cache.key(config.toolchain, argv, files) if cached or cache.store() else None
     # a second thread asking for a cached build takes the first one's result from the cache
     with one_at_a_time(k) if k is not None else nullcontext():
-        return _build(config, argv, files, folder, timeout, cached, image, k)
+        return _build(config, argv, files, folder, timeout, cached, image, k, wider)
 
 
 def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,
-           cached: bool, image: bool, k: str | None) -> CompileResult:
+           cached: bool, image: bool, k: str | None, wider: list[str] | None = None) -> CompileResult:
     backend = backends.of(config.toolchain.kind)
     mode = cache.store()
     hit = cache.get(k) if k is not None else None
@@ -86,9 +89,10 @@ def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], fo
                              diagnostics=(Diagnostic(severity="error", message=why, phase=Phase.NVCC),),
                              commands=(tuple(argv),), output=f"[suitegen] {why}\n", duration=0.0)
     if cached and mode is None:
-        rejected = sibling_rejection(config, argv, files)
-        if rejected is not None:
-            return rejected
+        taken = sibling_rejection(config, argv, files) or (
+            from_wider(config, argv, wider, files) if wider and not image else None)
+        if taken is not None:
+            return taken
     for name, text in files.items():
         (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
     result = run_build(argv, folder, timeout, backend)
@@ -124,6 +128,24 @@ def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str |
     if not backend.stopped_in_shared_stages(config.toolchain, argv, sibling, hit.output):
         return None
     return replace(backend.classify(argv, hit.exit_code, hit.output, hit.duration), cached=True)
+
+
+def from_wider(config: Config, argv: list[str], wide: list[str], files: Mapping[str, str | bytes]) -> CompileResult | None:
+    """Return the result of ``argv`` taken from the cached accepted build of the same files for more targets
+    (``wide``: ``-arch=sm_80`` within ``sm_80+sm_90``), where its backend says what ``argv``'s build would have
+    printed (``Backend.narrowed``); else None. A wide build being made meanwhile is waited for. The result names
+    the command that ran, and its object (checked when it was built) holds this build's target too."""
+    backend = backends.of(config.toolchain.kind)
+    k = cache.key(config.toolchain, wide, files)
+    with one_at_a_time(k):
+        hit = cache.get(k)
+    if hit is None or not hit.outcome.accepted:
+        return None
+    text = backend.narrowed(config.toolchain, argv, wide, files, hit.output)
+    if text is None:
+        return None
+    result = backend.classify(argv, hit.exit_code, text, hit.duration)
+    return replace(result, cached=True, commands=(tuple(wide),)) if result.outcome.accepted else None
 
 
 _flight_lock = threading.Lock()

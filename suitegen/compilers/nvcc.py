@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from suitegen import procs
 from suitegen.compilers import artifacts, diagnostics, nvcc_stages
@@ -62,6 +62,8 @@ def classify(argv: list[str], returncode: int, text: str, duration: float) -> Co
                          commands=(tuple(argv),), output=text, duration=duration)
 
 
+ARCH_LIST = re.compile(r"__CUDA_ARCH_LIST__")
+FOLDER_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"][^>"]*/', re.M)
 OUTPUTS = {Mode.COMPILE: "main.o", Mode.FATBIN: "main.fatbin"}  # the others: a program, main.out
 MODE_FLAGS = {Mode.COMPILE: ["-c"], Mode.FATBIN: ["-fatbin"]}
 
@@ -129,6 +131,32 @@ class Nvcc:
         """nvcc -v prints each stage's command before it runs it, and stops at the first that fails."""
         ran = len(nvcc_stages.stages(output))
         return 0 < ran <= nvcc_stages.shared_stages(toolchain, argv, sibling)
+
+    def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],
+                 output: str) -> str | None:
+        """The ``-v`` output of one target's build (``-arch=sm_80``), taken from the output of an accepted build of the
+        same files for several (``-gencode`` for sm_80 and sm_90): its stages that the one-target build runs alike
+        (``nvcc_stages.narrow_stages``: the host side, and that target's preprocessor, cicc and ptxas); the other
+        targets' stages dropped, and the packing (fatbinary) where it printed nothing.
+
+        The two differ only in the macros naming the build's targets: ``__CUDA_ARCH_LIST__`` in every preprocessor
+        and ``__CUDA_ARCH__`` in the host compile of cudafe++'s output (whose own includes do not read it). So only
+        where no source reads ``__CUDA_ARCH_LIST__`` and every header they include is named without a folder (the
+        CUDA headers that read it are CUB's and Thrust's); else None."""
+        texts = [t for t in files.values() if isinstance(t, str)]
+        if len(texts) != len(files) or any(ARCH_LIST.search(t) or FOLDER_INCLUDE.search(t) for t in texts):
+            return None
+        found = nvcc_stages.narrow_stages(toolchain, argv, wide)
+        if found is None:
+            return None
+        count, kept = found
+        head, chunks = nvcc_stages.stage_chunks(output)
+        if len(chunks) != count or len(nvcc_stages.stages(output)) != count:
+            return None  # not the build the listing describes
+        dropped = [c for i, c in enumerate(chunks) if i not in kept]
+        if any(nvcc_stages.packs(c) and c.count("\n") > 1 for c in dropped):
+            return None  # the packing printed something: whose is not known
+        return head + "".join(chunks[i] for i in kept)
 
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return None

@@ -37,7 +37,7 @@ _TEMP = re.compile(r"tmpxft_\w+?-\d+_")
 _CICC = re.compile(r"(^|/)cicc$")
 
 _lock = threading.Lock()
-_seen: dict[tuple, bool | int] = {}
+_seen: dict[tuple, bool | int | list] = {}
 
 
 def _normalised(words: list[str]) -> tuple[str, ...]:
@@ -98,7 +98,7 @@ def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[st
 
 
 def _answer(toolchain: Toolchain, question: str, first: Sequence[str], second: Sequence[str], timeout: float,
-            ask: Callable[[str, str], bool | int]) -> bool | int | None:
+            ask: Callable[[str, str], bool | int | list]) -> bool | int | list | None:
     """Return ``ask`` of the two commands' ``--dryrun`` listings (None where nvcc could not list both): once per
     toolchain, question, pair of commands and environment nvcc reads, and kept in the cache by the toolchain's
     fingerprint, the commands' arguments (not nvcc's path) and that environment, as builds are."""
@@ -112,7 +112,7 @@ def _answer(toolchain: Toolchain, question: str, first: Sequence[str], second: S
     ident = {"question": question, "fingerprint": toolchain.fingerprint, "first": list(first[1:]),
              "second": list(second[1:]), "environment": env}
     kept = read_keyed(path, ident)
-    answer = kept.get("answer") if kept is not None and type(kept.get("answer")) in (bool, int) else None
+    answer = kept.get("answer") if kept is not None and type(kept.get("answer")) in (bool, int, list) else None
     if answer is None:
         listed = _list(first, second, timeout)
         if listed is None:
@@ -137,6 +137,68 @@ def _list(first: Sequence[str], second: Sequence[str], timeout: float) -> tuple[
     if any(d.returncode != 0 for d in listed):
         return ()
     return listed[0].output, listed[1].output
+
+
+# A build of one target within a build of several (``narrow_stages``): what may differ in a stage they share.
+_LIST = "-D__CUDA_ARCH_LIST__="  # every preprocessor and host compile names all the build's targets
+_ARCH = "-D__CUDA_ARCH__="  # the host compile names the last one (the device preprocessor: its own target)
+_PACKING = re.compile(r"(^|/)(fatbinary|rm)$")  # each build packs its own images
+
+
+def _alike(stage: tuple[str, ...]) -> tuple[str, ...]:
+    """A stage's command as one target's build and a several-target build of the same sources run it alike: without
+    its temporary file names and the macros that name the build's targets (``_LIST``, and ``_ARCH`` in the host
+    compile)."""
+    host_compile = "-c" in stage and "-E" not in stage
+    return tuple("TMP" if "TMP_" in w or "tmpxft" in w else w for w in stage
+                 if not w.startswith(_LIST) and not (host_compile and w.startswith(_ARCH)))
+
+
+def narrow_stages(toolchain: Toolchain, narrow: Sequence[str], wide: Sequence[str],
+                  timeout: float = 60.0) -> tuple[int, list[int]] | None:
+    """Return how many stages ``wide`` runs and the indices, among them, of those ``narrow`` runs too (by ``nvcc
+    --dryrun``): every stage of ``narrow`` but its packing (fatbinary), in order, run by ``wide`` alike
+    (``_alike``); None where some is not, or nvcc could not list them. Kept like ``same_front_end``.
+
+    ``-arch=sm_80`` within ``-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90``: the host
+    side, and the compute_80 preprocessor, cicc and ptxas."""
+    def among(a: str, b: str) -> list[int] | bool:
+        mine = [_alike(x) for x in stages(a) if not _PACKING.search(x[0])]
+        theirs = stages(b)
+        found, at = [], 0
+        for stage in mine:
+            while at < len(theirs) and (_PACKING.search(theirs[at][0]) or _alike(theirs[at]) != stage):
+                at += 1
+            if at == len(theirs):
+                return False
+            found.append(at)
+            at += 1
+        return [len(theirs), *found] if found else False
+    answer = _answer(toolchain, "narrow stages", narrow, wide, timeout, among)
+    return (answer[0], answer[1:]) if isinstance(answer, list) and len(answer) > 1 else None
+
+
+def packs(chunk: str) -> bool:
+    """Whether a stage's chunk (``stage_chunks``) is a packing stage (fatbinary, or the removal of its file)."""
+    try:
+        words = shlex.split(chunk.splitlines()[0][3:])
+    except (ValueError, IndexError):
+        return False
+    return bool(words) and _PACKING.search(words[0]) is not None
+
+
+def stage_chunks(output: str) -> tuple[str, list[str]]:
+    """Split a ``-v`` output into what comes before its first stage and each stage's chunk: its ``#$`` command line
+    and what it printed, in order (as ``stages`` lists them)."""
+    head, chunks = [], []
+    for line in output.splitlines(keepends=True):
+        if line.startswith("#$ ") and not re.match(r"#\$ [A-Za-z_]\w*=", line) and line[3:].strip():
+            chunks.append([line])
+        elif chunks:
+            chunks[-1].append(line)
+        else:
+            head.append(line)
+    return "".join(head), ["".join(c) for c in chunks]
 
 
 def failed_at_first_front_end(output: str) -> bool:

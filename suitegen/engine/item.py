@@ -40,6 +40,7 @@ class Unit:
     why: str = ""
     tried: tuple[str, ...] = ()
     twins: bool = False  # a batch of diagnose items' twins (``twin_units``): it judges nothing
+    wider: Config | None = None  # a config of the run for more targets whose build may stand for this batch's
 
     def __str__(self) -> str:
         """The unit as an error names it: its first items, and how many more it holds."""
@@ -104,19 +105,31 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
         else:
             out.append(Unit(config=config, cases=(case,)))
     batches = []
+    every = list(dict.fromkeys(config for _, config in items))
     for key, cases in groups.items():
         accept = key[-1] in ((), (RUNS,))  # the expected side ends the group key
         limit = size if accept else min(size, REJECT_BATCH_SIZE)
+        wide = wider(configs[key], every) if key[-1] == () and key[1] is Mode.COMPILE else None
         for start in range(0, len(cases), limit):
-            batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]))))
+            batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]), wider=wide)))
     # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
     # build. Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items. A PTX-only config's units come after the others of their kind, so
-    # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``).
-    batches.sort(key=lambda b: (b[0], ptx_only(b[1].config), -len(b[1].cases)))
+    # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``); so do
+    # the batches whose build for more targets may stand for theirs (``compile.from_wider``).
+    batches.sort(key=lambda b: (b[0], ptx_only(b[1].config) or b[1].wider is not None, -len(b[1].cases)))
     out.sort(key=lambda unit: ptx_only(unit.config))
     return sorted([unit for _, unit in batches] + out, key=lambda unit: not builds_programs(unit))  # stable
+
+
+def wider(config: Config, configs: Sequence[Config]) -> Config | None:
+    """Return the first of ``configs`` that builds for one real target's config (``sm_80``) and more (``sm_80+sm_90``),
+    but for that the same: its accepted compile-only batches may stand for this config's (``compile.from_wider``)."""
+    if "+" in config.arch or ptx_only(config):
+        return None
+    return next((c for c in configs if config.arch in c.arch.split("+") and "+" in c.arch
+                 and replace(c, arch=config.arch) == config), None)
 
 
 def ptx_only(config: Config) -> bool:
@@ -146,7 +159,7 @@ def run_unit(session: Session, unit: Unit) -> Done:
         return Done(records=[_alone(session, unit.cases[0], unit.config, unit.why, unit.tried)])
     if len(unit.cases) == 1:
         return Done(records=[run_one(session, unit.cases[0], unit.config)])
-    return run_batch(session, unit.cases, unit.config)
+    return run_batch(session, unit.cases, unit.config, unit.wider)
 
 
 def run_all(session: Session, unit: Unit) -> list[Record]:
@@ -339,8 +352,8 @@ def run_twins(session: Session, unit: Unit) -> Done:
     return Done(records=[])
 
 
-def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
-    """Judge items of one config from as few builds as attribution allows.
+def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Config | None = None) -> Done:
+    """Judge items of one config from as few builds as attribution allows (``wider``: see ``Unit``).
 
     A verdict a batch could have caused is never taken from it: anything but PASS, XFAIL or "compiled;
     not run" (and for a program that ran, anything but PASS) is built again alone, so every FAIL's
@@ -363,7 +376,8 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config) -> Done:
         stopped: set[str] = set()  # members whose expected error stopped a build of the batch (``_again``)
         built = _front_end_first_batch(session, todo, config, Path(tmp), tried, hints, afters, stopped, preps)
         whole = [c for c in todo if c.key not in built and c.key not in stopped]
-        built.update(_build(session, whole, config, Path(tmp), tried, hints, afters, stopped) if len(whole) > 1 else {})
+        built.update(_build(session, whole, config, Path(tmp), tried, hints, afters, stopped, wider=wider)
+                     if len(whole) > 1 else {})
         session.stoppers.update((config.toolchain.fingerprint, preps[k].expectation.diagnostic) for k in stopped
                                 if preps[k].expectation.expect is Expect.REJECT)
         loaded: dict[Path, ExecResult] = {}  # one load per batch module, shared by its load-only members
@@ -552,7 +566,7 @@ class Member:
 
 def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, tried: dict[str, list[str]],
            hints: dict[str, str | None], afters: dict[str, AfterBuild], stopped: set[str] | None = None,
-           peeling: bool = False, short: bool = False) -> dict[str, Member]:
+           peeling: bool = False, short: bool = False, wider: Config | None = None) -> dict[str, Member]:
     """Return case key -> its ``Member`` for the members a batch attributes with certainty; ``tried`` collects,
     per member left over, the batches it was in.
 
@@ -561,7 +575,7 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     left unattributed are built again together while that makes progress (see below); the ones still left,
     and all members of a batch that crashes or times out, are left to be built alone. ``short``: built only up
     to the device front end (``batch.front_end_command``), which attributes only its rejections there, and
-    only where the build stopped at the first front end a whole build runs.
+    only where the build stopped at the first front end a whole build runs. ``wider``: see ``Unit``.
     """
     source = Batched(id=batch_id(cases, config, short), size=len(cases))
     folder = root / source.id
@@ -570,7 +584,8 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     command = batch.front_end_command(cases, config) if short else batch.command(cases, config)
     result = batch.compile_batch(cases, config, folder, timeout=session.options.timeout,
                                  cached=not wanted & set(NEEDS_PRODUCT) and not session.options.no_cache,
-                                 image=bool(wanted & set(NEEDS_MODULE)), argv=command)
+                                 image=bool(wanted & set(NEEDS_MODULE)), argv=command,
+                                 wider=None if short else wider)
     product = folder / command[command.index("-o") + 1]
     parts = batch.split(result, len(cases))
     if short and not stopped_at_front_end(config, result):
@@ -588,7 +603,8 @@ def _build(session: Session, cases: Sequence[Case], config: Config, root: Path, 
     again = _again(result, cases, rest, out, hints, peeling, stopped)
     for part, peel in again:
         if len(part) >= 2:
-            out.update(_build(session, part, config, root, tried, hints, afters, stopped, peeling=peel, short=short))
+            out.update(_build(session, part, config, root, tried, hints, afters, stopped, peeling=peel, short=short,
+                              wider=wider))
     return out
 
 
