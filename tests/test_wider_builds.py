@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from suitegen.compilers.compile import cached_build
-from suitegen.compilers.nvcc import nvcc_argv
+from suitegen.compilers.compile import MODULE, cached_build
+from suitegen.compilers.nvcc import BACKEND, nvcc_argv
 from suitegen.engine.item import wider
 from suitegen.frontends.cli import main
 from suitegen.model import Config, Outcome, Std
@@ -73,6 +73,25 @@ def test_one_target_s_build_is_taken_from_the_wider_build_as_its_own_build_gives
     assert (taken.outcome, taken.phase, said(taken)) == (own.outcome, own.phase, said(own))
     assert any("only_on_sm_80" in d.message for d in own.diagnostics) == (arch == "sm_80")
     assert any("everywhere" in d.message for d in own.diagnostics)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_taken_build_s_module_is_built_alone_and_is_the_one_its_own_build_embeds(toolchain, tmp_path):
+    """A member that is loaded or run needs its config's module: the device side alone (nvcc -fatbin) writes it."""
+    cfg = configs(toolchain)
+    narrow, wide = cfg["sm_80"], cfg["sm_80+sm_90"]
+    for name in ("wide", "taken", "own"):
+        (tmp_path / name).mkdir()
+    cached_build(wide, argv(wide), WARNED, tmp_path / "wide", 120, cached=True, image=True)
+    taken = cached_build(narrow, argv(narrow), WARNED, tmp_path / "taken", 120, cached=True, image=True,
+                         wider=argv(wide))
+    assert taken.cached and taken.commands == (tuple(argv(wide)),)
+    assert not (tmp_path / "taken" / "main.o").exists(), "no object: the device side alone"
+    own = cached_build(narrow, argv(narrow), WARNED, tmp_path / "own", 120, cached=False, image=True)
+    assert (tmp_path / "taken" / MODULE).read_bytes() == (tmp_path / "own" / MODULE).read_bytes()
+    rdc = Config(toolchain=toolchain, std=Std.CXX17, arch="sm_80", flags=("-rdc=true",))
+    assert BACKEND.module_command(argv(rdc)) is None, "an rdc object's module is its device link's"
 
 
 @needs_nvcc

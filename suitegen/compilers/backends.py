@@ -65,6 +65,10 @@ class Backend(Protocol):
         ``files`` by ``wide``, which runs all its stages alike and more (the same build for more targets); or None
         where that is not certain (``compile.cached_build``)."""
 
+    def module_command(self, argv: Sequence[str]) -> list[str] | None:
+        """Return the command that makes only the device module an accepted build of ``argv`` embeds, byte for byte
+        (``module``), or None where there is none."""
+
     def output(self, mode: Mode, config: Config) -> str:
         """Return the file name a build of this mode writes."""
 
@@ -110,6 +114,9 @@ class OneProcess:
 
     def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],
                  output: str) -> None:
+        return None
+
+    def module_command(self, argv: Sequence[str]) -> None:
         return None
 
 

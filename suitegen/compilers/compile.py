@@ -90,7 +90,7 @@ def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], fo
                              commands=(tuple(argv),), output=f"[suitegen] {why}\n", duration=0.0)
     if cached and mode is None:
         taken = sibling_rejection(config, argv, files) or (
-            from_wider(config, argv, wider, files) if wider and not image else None)
+            from_wider(config, argv, wider, files, folder, timeout, image) if wider else None)
         if taken is not None:
             return taken
     for name, text in files.items():
@@ -130,11 +130,14 @@ def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str |
     return replace(backend.classify(argv, hit.exit_code, hit.output, hit.duration), cached=True)
 
 
-def from_wider(config: Config, argv: list[str], wide: list[str], files: Mapping[str, str | bytes]) -> CompileResult | None:
+def from_wider(config: Config, argv: list[str], wide: list[str], files: Mapping[str, str | bytes], folder: Path,
+               timeout: float, image: bool) -> CompileResult | None:
     """Return the result of ``argv`` taken from the cached accepted build of the same files for more targets
     (``wide``: ``-arch=sm_80`` within ``sm_80+sm_90``), where its backend says what ``argv``'s build would have
     printed (``Backend.narrowed``); else None. A wide build being made meanwhile is waited for. The result names
-    the command that ran, and its object (checked when it was built) holds this build's target too."""
+    the command that ran, and its object (checked when it was built) holds this build's target too. ``image``:
+    the module ``argv``'s object would embed is built alone into ``folder / MODULE`` (``Backend.module_command``:
+    the device side only); None where it cannot be."""
     backend = backends.of(config.toolchain.kind)
     k = cache.key(config.toolchain, wide, files)
     with one_at_a_time(k):
@@ -145,7 +148,30 @@ def from_wider(config: Config, argv: list[str], wide: list[str], files: Mapping[
     if text is None:
         return None
     result = backend.classify(argv, hit.exit_code, text, hit.duration)
-    return replace(result, cached=True, commands=(tuple(wide),)) if result.outcome.accepted else None
+    if not result.outcome.accepted or image and not _module_alone(backend, argv, files, folder, timeout):
+        return None
+    return replace(result, cached=True, commands=(tuple(wide),))
+
+
+def _module_alone(backend: backends.Backend, argv: list[str], files: Mapping[str, str | bytes], folder: Path,
+                  timeout: float) -> bool:
+    """Build only the device module ``argv``'s accepted build embeds (``Backend.module_command``) into
+    ``folder / MODULE``; return whether it is there."""
+    command = backend.module_command(argv)
+    if command is None:
+        return False
+    for name, text in files.items():
+        (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
+    try:
+        done = procs.run(command, timeout=timeout, cwd=folder)
+        data = (folder / artifacts.output_of(command)).read_bytes() if done.returncode == 0 and not done.timed_out \
+            else b""
+    except OSError:
+        return False
+    if not data.startswith(artifacts.FATBIN_MAGIC):
+        return False
+    (folder / MODULE).write_bytes(data)
+    return True
 
 
 _flight_lock = threading.Lock()

@@ -158,6 +158,14 @@ class Nvcc:
             return None  # the packing printed something: whose is not known
         return head + "".join(chunks[i] for i in kept)
 
+    def module_command(self, argv: Sequence[str]) -> list[str] | None:
+        """For an object's build (``-c``), the same flags with ``-fatbin``: the device side only, which writes the
+        module the object embeds (``module``); not with relocatable device code (its module is a device link's)."""
+        if "-c" not in argv or "rdc" in flag_features(argv):
+            return None
+        out = list(argv).index("-o")
+        return [*("-fatbin" if a == "-c" else a for a in argv[:out]), "-o", "module-alone.fatbin", *argv[out + 2:]]
+
     def out_of_scope(self, case: Case, config: Config) -> str | None:
         return None
 
