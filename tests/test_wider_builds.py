@@ -157,8 +157,9 @@ def test_a_run_takes_one_target_s_accepted_batches_from_the_wider_config_s_with_
     seen = {}
     for how in ("on", "off"):
         out = tmp_path / how
-        main(["run", "--oracle", str(orc), "--templates", str(tpl), "--std", "c++17", "--arch", "sm_80,sm_90,sm_80+sm_90",
-              "--batch", how, "--no-exec", "--out", str(out), "-q", "-j", "1"])  # one at a time: sm_80+sm_90 first
+        main(["run", "--oracle", str(orc), "--templates", str(tpl), "--std", "c++17",
+              "--arch", "sm_80,sm_90,sm_80+sm_90", "--batch", how, "--no-exec", "--out", str(out), "-q",
+              "-j", "1"])  # one unit at a time: sm_80+sm_90's batch is built first
         err = capsys.readouterr().err
         assert (out / "results.jsonl").exists(), err
         seen[how] = {(r["case_id"], r["config_id"]): r for r in map(json.loads, (out / "results.jsonl").open())}

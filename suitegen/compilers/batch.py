@@ -7,10 +7,10 @@ translation unit). Each member sits in its own namespace after ``#line 1 "sg_bN/
 would; the macros a member defines are undefined after it.
 
 Compile-only cases (``-c``, one file) batch as they are; one that defines ``int main()`` has it as
-``sg_bN::main``, a function nobody calls, as a program member's is. Programs (``link``, and ``rdc-link`` with several files)
-batch too: a batch has one translation unit per file name of its members; each member's ``int main()``
-becomes ``sg_bN::main``, and the batch's own ``main`` (the driver ``templates/drivers/batch.cu.j2``) runs
-member N when given N, so every member still runs in its own process.
+``sg_bN::main``, a function nobody calls. Programs (``link``, and ``rdc-link`` with several files) batch
+too: a batch has one translation unit per file name of its members; each member's ``int main()`` becomes
+``sg_bN::main``, and the batch's own ``main`` (the driver ``templates/drivers/batch.cu.j2``) runs member N
+when given N, so every member still runs in its own process.
 
 The batch's result is split per member only where the split is certain (``split``); for the others the
 caller builds them again (a smaller batch, or alone).
