@@ -93,8 +93,7 @@ def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], fo
             from_wider(config, argv, wider, files, folder, timeout, image) if wider else None)
         if taken is not None:
             return taken
-    for name, text in files.items():
-        (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
+    _write(files, folder)
     result = run_build(argv, folder, timeout, backend)
     found = None
     if result.outcome.accepted:
@@ -120,9 +119,7 @@ def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str |
     sibling = backend.sibling_command(config.toolchain, argv)
     if sibling is None:
         return None
-    k = cache.key(config.toolchain, sibling, files)
-    with one_at_a_time(k):
-        hit = cache.get(k)
+    hit = _cached(config, sibling, files)
     if hit is None or hit.outcome is not Outcome.REJECTED:
         return None
     if not backend.stopped_in_shared_stages(config.toolchain, argv, sibling, hit.output):
@@ -139,9 +136,7 @@ def from_wider(config: Config, argv: list[str], wide: list[str], files: Mapping[
     the module ``argv``'s object would embed is built alone into ``folder / MODULE`` (``Backend.module_command``:
     the device side only); None where it cannot be."""
     backend = backends.of(config.toolchain.kind)
-    k = cache.key(config.toolchain, wide, files)
-    with one_at_a_time(k):
-        hit = cache.get(k)
+    hit = _cached(config, wide, files)
     if hit is None or not hit.outcome.accepted:
         return None
     text = backend.narrowed(config.toolchain, argv, wide, files, hit.output)
@@ -160,8 +155,7 @@ def _module_alone(backend: backends.Backend, argv: list[str], files: Mapping[str
     command = backend.module_command(argv)
     if command is None:
         return False
-    for name, text in files.items():
-        (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
+    _write(files, folder)
     try:
         done = procs.run(command, timeout=timeout, cwd=folder)
         data = (folder / artifacts.output_of(command)).read_bytes() if done.returncode == 0 and not done.timed_out \
@@ -172,6 +166,19 @@ def _module_alone(backend: backends.Backend, argv: list[str], files: Mapping[str
         return False
     (folder / MODULE).write_bytes(data)
     return True
+
+
+def _cached(config: Config, argv: list[str], files: Mapping[str, str | bytes]) -> CompileResult | None:
+    """Return the cached result of another build of ``files``, waiting for it where a thread is making it."""
+    k = cache.key(config.toolchain, argv, files)
+    with one_at_a_time(k):
+        return cache.get(k)
+
+
+def _write(files: Mapping[str, str | bytes], folder: Path) -> None:
+    """Write a build's files (text, or bytes: an object) into its folder."""
+    for name, text in files.items():
+        (folder / name).write_text(text) if isinstance(text, str) else (folder / name).write_bytes(text)
 
 
 _flight_lock = threading.Lock()

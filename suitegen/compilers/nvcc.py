@@ -151,12 +151,12 @@ class Nvcc:
             return None
         count, kept = found
         head, chunks = nvcc_stages.stage_chunks(output)
-        if len(chunks) != count or len(nvcc_stages.stages(output)) != count:
+        if len(chunks) != count:
             return None  # not the build the listing describes
-        dropped = [c for i, c in enumerate(chunks) if i not in kept]
-        if any(nvcc_stages.packs(c) and c.count("\n") > 1 for c in dropped):
+        if any(nvcc_stages.packs(stage) and text.count("\n") > 1
+               for i, (stage, text) in enumerate(chunks) if i not in kept):
             return None  # the packing printed something: whose is not known
-        return head + "".join(chunks[i] for i in kept)
+        return head + "".join(chunks[i][1] for i in kept)
 
     def module_command(self, argv: Sequence[str]) -> list[str] | None:
         """For an object's build (``-c``), the same flags with ``-fatbin``: the device side only, which writes the

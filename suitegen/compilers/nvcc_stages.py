@@ -55,17 +55,32 @@ def _normalised(words: list[str]) -> tuple[str, ...]:
 
 def stages(output: str) -> list[tuple[str, ...]]:
     """Return the stages (sub-commands) a ``--dryrun`` or ``-v`` output lists, in order, each ``_normalised``."""
-    out = []
-    for line in output.splitlines():
-        if not line.startswith("#$ ") or re.match(r"#\$ [A-Za-z_]\w*=", line):
-            continue
-        try:
-            words = shlex.split(line[3:])
-        except ValueError:
-            words = line[3:].split()
+    return [stage for stage, _ in stage_chunks(output)[1]]
+
+
+def stage_chunks(output: str) -> tuple[str, list[tuple[tuple[str, ...], str]]]:
+    """Split a ``--dryrun`` or ``-v`` output into what comes before its first stage, and each stage (``_normalised``)
+    with its chunk: its ``#$`` command line and what it printed, in order."""
+    head, chunks = [], []
+    for line in output.splitlines(keepends=True):
+        words = _stage_words(line)
         if words:
-            out.append(_normalised(words))
-    return out
+            chunks.append((_normalised(words), [line]))
+        elif chunks:
+            chunks[-1][1].append(line)
+        else:
+            head.append(line)
+    return "".join(head), [(stage, "".join(lines)) for stage, lines in chunks]
+
+
+def _stage_words(line: str) -> list[str]:
+    """Return the words of a stage's ``#$`` command line; none for any other line (an environment setting, say)."""
+    if not line.startswith("#$ ") or re.match(r"#\$ [A-Za-z_]\w*=", line):
+        return []
+    try:
+        return shlex.split(line[3:])
+    except ValueError:
+        return line[3:].split()
 
 
 def front_end_stages(output: str) -> list[tuple[str, ...]]:
@@ -163,11 +178,11 @@ def narrow_stages(toolchain: Toolchain, narrow: Sequence[str], wide: Sequence[st
     ``-arch=sm_80`` within ``-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90``: the host
     side, and the compute_80 preprocessor, cicc and ptxas."""
     def among(a: str, b: str) -> list[int] | bool:
-        mine = [_alike(x) for x in stages(a) if not _PACKING.search(x[0])]
+        mine = [_alike(x) for x in stages(a) if not packs(x)]
         theirs = stages(b)
         found, at = [], 0
         for stage in mine:
-            while at < len(theirs) and (_PACKING.search(theirs[at][0]) or _alike(theirs[at]) != stage):
+            while at < len(theirs) and (packs(theirs[at]) or _alike(theirs[at]) != stage):
                 at += 1
             if at == len(theirs):
                 return False
@@ -178,27 +193,9 @@ def narrow_stages(toolchain: Toolchain, narrow: Sequence[str], wide: Sequence[st
     return (answer[0], answer[1:]) if isinstance(answer, list) and len(answer) > 1 else None
 
 
-def packs(chunk: str) -> bool:
-    """Whether a stage's chunk (``stage_chunks``) is a packing stage (fatbinary, or the removal of its file)."""
-    try:
-        words = shlex.split(chunk.splitlines()[0][3:])
-    except (ValueError, IndexError):
-        return False
-    return bool(words) and _PACKING.search(words[0]) is not None
-
-
-def stage_chunks(output: str) -> tuple[str, list[str]]:
-    """Split a ``-v`` output into what comes before its first stage and each stage's chunk: its ``#$`` command line
-    and what it printed, in order (as ``stages`` lists them)."""
-    head, chunks = [], []
-    for line in output.splitlines(keepends=True):
-        if line.startswith("#$ ") and not re.match(r"#\$ [A-Za-z_]\w*=", line) and line[3:].strip():
-            chunks.append([line])
-        elif chunks:
-            chunks[-1].append(line)
-        else:
-            head.append(line)
-    return "".join(head), ["".join(c) for c in chunks]
+def packs(stage: tuple[str, ...]) -> bool:
+    """Whether a stage packs the build's images (fatbinary, or the removal of its file)."""
+    return _PACKING.search(stage[0]) is not None
 
 
 def failed_at_first_front_end(output: str) -> bool:
