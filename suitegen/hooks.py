@@ -166,15 +166,17 @@ def check(fn: Callable) -> Callable:
     return _registry.register("check", fn.__name__, fn)
 
 
-def feature(name: str) -> Callable[[Callable], Callable]:
+def feature(name: str, device_only: bool = False) -> Callable[[Callable], Callable]:
     """Return a decorator registering ``fn() -> CUDA source`` as the probe of feature ``name``.
 
-    The feature is present when the source compiles; the function's docstring says what it means.
+    The feature is present when the source compiles (``device_only``: its device side, where the compiler can
+    build that alone); the function's docstring says what it means.
     """
     if not isinstance(name, str) or not FEATURE_NAME.fullmatch(name):
         raise ValueError(f"feature name {name!r} cannot be written in a condition "
                          f"(lower case, digits, + - _ .)")
 
     def register(fn: Callable) -> Callable:
+        fn.device_only = device_only
         return _registry.register("feature", name, fn)
     return register

@@ -176,6 +176,7 @@ for sg_arg in "$@"; do [ "$sg_prev" = "-o" ] && sg_out="$sg_arg"; sg_prev="$sg_a
 if [ -n "$sg_out" ]; then
   case " $* " in
     *" -fatbin "*) cp "$SUITEGEN_TEST_ARTIFACTS/module.fatbin" "$sg_out";;
+    *" -ptx "*) printf '.version 9.0\n.target sm_75\n' > "$sg_out";;
     *" -c "*) cp "$SUITEGEN_TEST_ARTIFACTS/object.o" "$sg_out";;
     *) cp "$SUITEGEN_TEST_ARTIFACTS/program" "$sg_out";;
   esac

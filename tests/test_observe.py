@@ -323,3 +323,28 @@ def test_a_failing_preprocessor_stage_is_the_configs_refusal(fake_nvcc, tmp_path
     got = observe(tc, Std.CXX20, "sm_90")
     assert got == ObservedConfig(error="g++: error: unrecognized command-line option '-std=c++20'")
     assert (cache_root() / "configs" / tc.fingerprint).exists()
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_preprocessor_stage_another_config_ran_is_not_run_again(real, monkeypatch, tmp_path):
+    """-lineinfo leaves nvcc's preprocessor commands as they are: its probe lists its own stages, and writes
+    the text the plain config's identical commands wrote; -rdc=true changes them, and runs its own."""
+    monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))  # nothing on disk: each config is probed
+    obs.forget()
+    ran = []
+    run = obs.procs.run
+    monkeypatch.setattr(obs.procs, "run", lambda argv, **kw: ran.append(argv) or run(argv, **kw))
+    plain = observe(real, Std.CXX17, "sm_90")
+    assert sum("-E" in a for a in ran) == 2
+    ran.clear()
+    lined = observe(real, Std.CXX17, "sm_90", ("-lineinfo",))
+    assert [a for a in ran if "-E" in a] == [] and any("--dryrun" in a for a in ran)
+    assert lined == plain
+    rdc = observe(real, Std.CXX17, "sm_90", ("-rdc=true",))
+    assert sum("-E" in a for a in ran) == 2 and rdc.macros == ("__CUDACC_RDC__",)
+    monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path / "afresh"))
+    obs.forget()  # probed afresh, running its own stages: the same
+    ran.clear()
+    assert observe(real, Std.CXX17, "sm_90", ("-lineinfo",)) == lined and sum("-E" in a for a in ran) == 2
+    obs.forget()

@@ -1,5 +1,6 @@
 """What a run leaves behind and what it says about itself: the lock, empty folders, nvcc's temporary files,
 counts and legs after a stop and a resume, the resume hint, and pipes closed early. Driven by fake toolchains."""
+import io
 import json
 import os
 import signal
@@ -234,8 +235,6 @@ def test_a_resume_starts_its_estimate_from_the_costs_its_earlier_legs_saw():
 
 
 def test_the_progress_line_keeps_its_eta_while_a_batch_lands_at_once():
-    import io
-
     from suitegen.engine.progress import Estimate, Progress
     clock = FakeClock()
     stream = io.StringIO()
@@ -325,3 +324,20 @@ def test_a_run_killed_outright_leaves_the_page_and_summary_of_its_last_checkpoin
     page = (out / "index.html").read_text()
     assert "Run in progress at" in page and f"{summary['results']} of 24 planned items had results" in page
     assert len(page_details(out)) == summary["results"]
+
+
+def test_the_terminal_line_is_redrawn_at_most_every_redraw_seconds_and_at_the_end():
+    from suitegen.engine.progress import REDRAW, Estimate, Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    clock, stream = FakeClock(), Tty()
+    progress = Progress(50, stream=stream, estimate=Estimate(clock=clock), clock=clock)
+    for _ in range(49):  # together: one line (the estimate is not walked 49 times)
+        progress.update("PASS")
+    assert stream.getvalue().count("\r") == 1
+    clock.now += REDRAW
+    progress.update("PASS")  # the last: drawn, and done
+    assert stream.getvalue().count("\r") == 2 and "50/50" in stream.getvalue() and "done" in stream.getvalue()

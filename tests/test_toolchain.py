@@ -4,6 +4,7 @@ import json
 import pytest
 
 from suitegen.compilers import features, toolchain
+from suitegen.compilers import nvcc as nvcc_backend
 from suitegen.compilers.toolchain import ToolchainError
 from suitegen.frontends.cli import main
 from suitegen.model import Std
@@ -119,6 +120,16 @@ def test_detected_features_come_from_probes(fake_nvcc):
     # one that exits 0 but writes no object has none either
     silent = toolchain.probe(str(fake_nvcc("exit 0  # writes nothing")))
     assert not toolchain.machine_features(silent) & {"has-nvfunctional", "has-int128", "has-float128"}
+
+
+def test_device_only_probes_build_the_device_side_alone(fake_nvcc):
+    # a toolchain whose device-only builds (-ptx) fail: the probes of device code say absent, the others present
+    tc = toolchain.probe(str(fake_nvcc('case " $* " in *" -ptx "*) exit 1;; esac\n' + WRITES_OUTPUT + "exit 0")))
+    found = features.detected_features(tc)
+    assert {"has-float128", "has-nvfunctional"} <= found and not found & {"has-int128", "has-libcudacxx"}
+    argv = nvcc_backend.BACKEND.probe_command(tc, "has-int128.cu", device_only=True)
+    assert argv[-4:] == ["-ptx", "has-int128.cu", "-o", "has-int128.ptx"]
+    assert nvcc_backend.BACKEND.probe_command(tc, "p.cu")[-4:] == ["-c", "p.cu", "-o", "p.o"]
 
 
 def test_a_run_probes_the_features_its_conditions_name_and_any_other_only_when_asked(fake_nvcc, tmp_path):

@@ -87,8 +87,9 @@ class Backend(Protocol):
         without building anything: the feature probes (``features.detected_features``) add theirs where
         ``probes_features``."""
 
-    def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
-        """Return a plain C++17 compile (``-c``) of a feature probe, the compiler's defaults otherwise."""
+    def probe_command(self, toolchain: Toolchain, source: str, device_only: bool = False) -> list[str]:
+        """Return a plain C++17 compile (``-c``) of a feature probe into a file named after it, the compiler's
+        defaults otherwise (``device_only``: the device side alone, where the compiler builds it so)."""
 
     def target_queries(self, toolchain: Toolchain) -> list[tuple[list[str], Callable[[str], set[str]]]]:
         """Return the commands that list the targets it builds for, each with the reader of its output

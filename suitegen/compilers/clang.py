@@ -272,9 +272,10 @@ class Clang(backends.OneProcess):
         # clang is its own host compiler: the host-compiler rules of a clang host apply
         return frozenset({"clang", "host-clang"})
 
-    def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
+    def probe_command(self, toolchain: Toolchain, source: str, device_only: bool = False) -> list[str]:
         from suitegen.model import Std
         config = Config(toolchain=toolchain, std=Std.parse("c++17"), arch=PROBE_ARCH)
+        out = source.rsplit(".", 1)[0] + ".o"  # both sides: one compile
         return [a for a in self.build_command(config, Mode.COMPILE, (), [source], out) if a != "-v"]
 
     def target_queries(self, toolchain: Toolchain):

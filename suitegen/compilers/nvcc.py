@@ -192,8 +192,10 @@ class Nvcc:
         from suitegen.compilers.toolchain import host_features
         return host_features(toolchain)
 
-    def probe_command(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
-        return [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", "-c", source, "-o", out]
+    def probe_command(self, toolchain: Toolchain, source: str, device_only: bool = False) -> list[str]:
+        stem = source.rsplit(".", 1)[0]
+        side = ["-ptx", source, "-o", f"{stem}.ptx"] if device_only else ["-c", source, "-o", f"{stem}.o"]
+        return [toolchain.nvcc, "-ccbin", toolchain.host_compiler, "-std=c++17", *side]
 
     def target_queries(self, toolchain: Toolchain):
         from suitegen.compilers.archs import LISTED

@@ -6,7 +6,8 @@ So each config is probed once: a small ``.cu`` whose preprocessed text spells ou
 ``__CUDA_ARCH__`` and the flag macros of every compilation side, and whose ``fatbinary`` sub-command names
 the targets the module holds. nvcc lists the stages of the config's build (``--dryrun``: with its own
 warnings, or its refusal); the probe runs the preprocessor stages of that list, the very commands a build
-runs, into ``-keep-dir`` (``preprocessor_stages``), and reads their output. A refusal there (a host compiler
+runs, into ``-keep-dir`` (``preprocessor_stages``), and reads their output (a stage whose very command this
+process ran for another config is not run again: its text is written again). A refusal there (a host compiler
 without the dialect) is the config's. The stages after them (cudafe++, cicc, ptxas, the host compiler's
 compile) are not run: a toolchain whose later stages fail even on an empty program shows it in every item's
 build, each with its diagnostics as evidence. The result is cached per toolchain fingerprint and memoised per
@@ -62,6 +63,7 @@ _ERROR_RE = re.compile(r"\b(error|fatal)\b", re.I)
 _lock = threading.Lock()
 _memo: dict[tuple, ObservedConfig] = {}
 _gates: dict[tuple, threading.Lock] = {}
+_preprocessed: dict[tuple, str] = {}  # a preprocessor stage's command and settings -> the text it wrote
 
 
 def observe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...] = (),
@@ -94,6 +96,7 @@ def forget() -> None:
     """Drop the process-wide memo (the disk cache stays); returns nothing."""
     with _lock:
         _memo.clear()
+        _preprocessed.clear()
 
 
 def _cache_path(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...]) -> Path:
@@ -145,7 +148,7 @@ def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
             done = listed = procs.run([argv[0], "--dryrun", *argv[1:]], timeout=timeout, cwd=folder)
             env, stages = preprocessor_stages(listed.output) if listed.returncode == 0 else ({}, [])
             for stage in stages:  # one after another, as nvcc runs them; the first that fails ends it
-                done = procs.run(stage, timeout=timeout, cwd=folder, env=dict(os.environ, **env))
+                done = _preprocess(stage, env, folder, timeout) or done
                 if done.returncode != 0 or done.timed_out:
                     break
         except OSError as exc:
@@ -158,6 +161,24 @@ def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
         if not stages:
             return ObservedConfig(error="nvcc --dryrun listed no preprocessor stage"), True
         return parse(listed.output, _probe_texts(folder / "keep")), True
+
+
+def _preprocess(stage: list[str], env: dict[str, str], folder: Path, timeout: float) -> procs.Completed | None:
+    """Run one preprocessor stage of the probe in ``folder``, or, where this process already ran the same
+    command with the same settings (another config whose flags leave the preprocessor alone, ``-fmad=false``),
+    write what it wrote then and return None: the same command on the same probe writes the same text."""
+    key = (tuple(stage), tuple(sorted(env.items())))
+    out = folder / stage[stage.index("-o") + 1]
+    with _lock:
+        text = _preprocessed.get(key)
+    if text is not None:
+        out.write_text(text)
+        return None
+    done = procs.run(stage, timeout=timeout, cwd=folder, env=dict(os.environ, **env))
+    if done.returncode == 0 and not done.timed_out and out.is_file():
+        with _lock:
+            _preprocessed[key] = out.read_text(errors="replace")
+    return done
 
 
 def preprocessor_stages(listing: str) -> tuple[dict[str, str], list[list[str]]]:

@@ -97,6 +97,9 @@ def _fit(units: list[tuple[int, float]]) -> tuple[float, float] | None:
     return max(my - slope * mx, 0.0), slope
 
 
+REDRAW = 0.2  # seconds between two writes of the terminal line
+
+
 class Progress:
     """A one-line progress bar on a terminal, a line every 10% otherwise."""
 
@@ -111,24 +114,30 @@ class Progress:
         self.start = clock()
         self.tty = self.stream.isatty()
         self._last_decile = -1
+        self._drawn = float("-inf")  # when the terminal line was last written
 
     def update(self, verdict: str) -> None:
+        """Count one finished item; write the line when it is due (on a terminal at most every ``REDRAW``
+        seconds and at the end: the estimate walks every planned unit)."""
         self.done += 1
         self.counts[verdict] += 1
         if not self.enabled:
             return
-        frac = self.done / self.total
-        rate = self.done / max(self.clock() - self.start, 1e-6)
+        now, frac, last = self.clock(), self.done / self.total, self.done == self.total
+        if self.tty and not last and now - self._drawn < REDRAW:
+            return
+        if not self.tty and int(frac * 10) == self._last_decile:
+            return
+        self._drawn, self._last_decile = now, int(frac * 10)
+        rate = self.done / max(now - self.start, 1e-6)
         tally = " ".join(f"{k}={v}" for k, v in sorted(self.counts.items()))
-        eta = f"ETA {self.eta()}" if self.done < self.total else "done"
+        eta = "done" if last else f"ETA {self.eta()}"
         if self.tty:
             bar = "#" * int(30 * frac)
             self.stream.write(f"\r[{bar:<30}] {self.done}/{self.total} {rate:.1f}/s {eta} {tally}\x1b[K")
-            self.stream.flush()
-        elif int(frac * 10) != self._last_decile:
-            self._last_decile = int(frac * 10)
+        else:
             self.stream.write(f"suitegen: {self.done}/{self.total} ({rate:.1f}/s, {eta}) {tally}\n")
-            self.stream.flush()
+        self.stream.flush()
 
     def eta(self) -> str:
         """Return the time left as m:ss (h:mm:ss), or '?' before any unit has finished."""
