@@ -257,6 +257,11 @@ class Case:
     variant: Variant
     files: Mapping[str, str]  # file name -> source text; the first is the main file
     violation_line: int | None  # 1-based line of the marked violation in the main file
+    _key: str = field(init=False, repr=False, compare=False, default="")  # ``key``, hashed once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_key", digest(self.rule.id, self.variant.name, dict(self.files),
+                                                list(self.variant.flags), self.variant.mode.value))
 
     @property
     def id(self) -> str:
@@ -274,8 +279,7 @@ class Case:
     @property
     def key(self) -> str:
         """Stable content hash: changes whenever what the case compiles changes."""
-        return digest(self.rule.id, self.variant.name, dict(self.files), list(self.variant.flags),
-                      self.variant.mode.value)
+        return self._key
 
 
 @dataclass(**FROZEN)
