@@ -1,5 +1,6 @@
 """A PTX-only config's build is taken from its SASS sibling's cached rejection where nvcc runs both alike up to the
-failing stage (``compile.sibling_rejection``), with real nvcc; and one build per cache key at a time."""
+failing stage (``compile.sibling_rejection``), and a several-target short build from its first target's, with real
+nvcc; and one build per cache key at a time."""
 import shutil
 import threading
 import time
@@ -9,7 +10,7 @@ import pytest
 from suitegen.compilers import cache, compile as build
 from suitegen.compilers.compile import cached_build
 from suitegen.compilers.nvcc import BACKEND, nvcc_argv
-from suitegen.model import Config, Outcome, Phase, Std
+from suitegen.model import Config, Mode, Outcome, Phase, Std
 
 from conftest import needs_nvcc
 
@@ -58,6 +59,44 @@ def test_a_ptx_only_build_is_its_own_where_the_sibling_got_past_the_shared_stage
     assert first.outcome is seen and (seen is Outcome.ACCEPTED or first.phase is Phase.PTXAS)
     got = cached_build(ptx, argv(ptx), files, tmp_path / "ptx", 120, cached=True)
     assert not got.cached and (tmp_path / "ptx" / "main.cu").exists(), "built, not taken"
+
+
+def short(config: Config) -> list[str]:
+    return BACKEND.front_end_command(config, Mode.COMPILE, (), ["main.cu"])
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_several_target_short_build_takes_its_first_targets_front_end_rejection(toolchain, tmp_path):
+    """sm_80+sm_90's short build (-fatbin) compiles compute_80 first: its preprocessor and cicc are the sm_80 short
+    build's but for __CUDA_ARCH_LIST__, so where that one stopped at cicc, the result is its; the same as built."""
+    one, two = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_80", "sm_80+sm_90"))
+    assert BACKEND.sibling_command(toolchain, short(two)) == short(one)
+    for name in ("one", "two", "own"):
+        (tmp_path / name).mkdir()
+    first = cached_build(one, short(one), REJECTED_BY_CICC, tmp_path / "one", 120, cached=True)
+    assert first.outcome is Outcome.REJECTED and first.phase is Phase.CICC and not first.cached
+    taken = cached_build(two, short(two), REJECTED_BY_CICC, tmp_path / "two", 120, cached=True)
+    assert taken.cached and not (tmp_path / "two" / "main.cu").exists(), "taken, not built"
+    own = cached_build(two, short(two), REJECTED_BY_CICC, tmp_path / "own", 120, cached=False)
+    assert not own.cached and own.commands == (tuple(short(two)),)
+    assert (taken.outcome, taken.phase, taken.diagnostics, taken.commands) == \
+        (own.outcome, own.phase, own.diagnostics, own.commands)
+    assert build.stopped_at_front_end(two, taken)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("files", [
+    {"main.cu": "#if __CUDA_ARCH_LIST__ > 0\n#endif\n" + REJECTED_BY_CICC["main.cu"]},
+    {"main.cu": "#include <cuda/std/cstddef>\n" + REJECTED_BY_CICC["main.cu"]}], ids=["names-it", "folder-header"])
+def test_nothing_is_taken_where_a_source_may_read_the_target_list(toolchain, tmp_path, files):
+    one, two = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_80", "sm_80+sm_90"))
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    assert cached_build(one, short(one), files, tmp_path / "one", 120, cached=True).phase is Phase.CICC
+    got = cached_build(two, short(two), files, tmp_path / "two", 120, cached=True)
+    assert not got.cached and (tmp_path / "two" / "main.cu").exists(), "built, not taken"
 
 
 def test_one_build_per_key_at_a_time():

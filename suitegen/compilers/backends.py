@@ -55,9 +55,9 @@ class Backend(Protocol):
         was rejected within them, ``argv`` is rejected the same way (``compile.cached_build``); or None."""
 
     def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
-                                 output: str) -> bool:
-        """Whether the build of ``sibling`` (``sibling_command``), which printed ``output``, stopped within the
-        stages, from the first, that it runs just as ``argv`` does."""
+                                 output: str, files: Mapping[str, str | bytes]) -> bool:
+        """Whether the build of ``sibling`` (``sibling_command``) of ``files``, which printed ``output``, stopped
+        within the stages, from the first, that it runs just as ``argv`` does."""
 
     def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],
                  output: str) -> str | None:
@@ -110,7 +110,7 @@ class OneProcess:
         return None
 
     def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
-                                 output: str) -> bool:
+                                 output: str, files: Mapping[str, str | bytes]) -> bool:
         return False
 
     def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],

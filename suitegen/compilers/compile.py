@@ -112,7 +112,8 @@ def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], fo
 
 def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str | bytes]) -> CompileResult | None:
     """Return the result of ``argv`` taken from the cached result of its sibling (``Backend.sibling_command``: the
-    ``-arch=sm_90`` build of a ``-arch=compute_90`` one), where that build was rejected within the stages the two
+    ``-arch=sm_90`` build of a ``-arch=compute_90`` one, the ``-arch=compute_80 -ptx`` build of a short build for
+    sm_80 and sm_90), where that build was rejected within the stages the two
     run alike (so it printed all ``argv`` would print, and stopped where ``argv`` would stop); else None. A sibling
     being built meanwhile is waited for."""
     backend = backends.of(config.toolchain.kind)
@@ -122,7 +123,7 @@ def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str |
     hit = _cached(config, sibling, files)
     if hit is None or hit.outcome is not Outcome.REJECTED:
         return None
-    if not backend.stopped_in_shared_stages(config.toolchain, argv, sibling, hit.output):
+    if not backend.stopped_in_shared_stages(config.toolchain, argv, sibling, hit.output, files):
         return None
     return replace(backend.classify(argv, hit.exit_code, hit.output, hit.duration), cached=True)
 

@@ -64,6 +64,27 @@ def classify(argv: list[str], returncode: int, text: str, duration: float) -> Co
 
 ARCH_LIST = re.compile(r"__CUDA_ARCH_LIST__")
 FOLDER_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"][^>"]*/', re.M)
+
+
+def _target_list_unread(files: Mapping[str, str | bytes]) -> bool:
+    """Whether no source reads ``__CUDA_ARCH_LIST__``: none names it, and every header is named without a folder
+    (the CUDA headers that read it are CUB's and Thrust's); so builds for other target lists see the same text."""
+    texts = [t for t in files.values() if isinstance(t, str)]
+    return len(texts) == len(files) and not any(ARCH_LIST.search(t) or FOLDER_INCLUDE.search(t) for t in texts)
+
+
+def _first_target_short(argv: Sequence[str]) -> list[str] | None:
+    """Return the one-target short build (``-arch=compute_80 -ptx ... -o main.ptx``) of the target a several-target
+    short build (``-gencode`` pairs, ``-fatbin ... -o main.fatbin``) compiles first: its last pair."""
+    at = [i for i, a in enumerate(argv) if a == "-gencode"]
+    if at != list(range(at[0], at[0] + 2 * len(at), 2)) or "-o" not in argv:
+        return None
+    first = re.match(r"arch=(compute_\w+),", argv[at[-1] + 1])
+    if first is None:
+        return None
+    files = argv[argv.index("-fatbin") + 1:argv.index("-o")]
+    rest = argv[at[-1] + 2:argv.index("-fatbin")]
+    return [*argv[:at[0]], f"-arch={first[1]}", *rest, "-ptx", *files, "-o", "main.ptx"]
 OUTPUTS = {Mode.COMPILE: "main.o", Mode.FATBIN: "main.fatbin"}  # the others: a program, main.out
 MODE_FLAGS = {Mode.COMPILE: ["-c"], Mode.FATBIN: ["-fatbin"]}
 
@@ -120,17 +141,27 @@ class Nvcc:
 
     def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
         """For one PTX-only target (``-arch=compute_90``), the same build for its SASS target (``-arch=sm_90``),
-        which ``nvcc --dryrun`` shows to run the same stages up to and including cicc (``shared_stages``)."""
+        which ``nvcc --dryrun`` shows to run the same stages up to and including cicc (``shared_stages``). For the
+        short build of several targets (``front_end_command``: ``-gencode`` pairs and ``-fatbin``), the short build
+        of the one it compiles first (the last pair: ``-arch=compute_80 -ptx``, the ``sm_80`` config's), whose
+        preprocessor and cicc it runs first, alike but for the macro listing the build's targets."""
+        if "-fatbin" in argv and argv.count("-gencode") >= 2:
+            return _first_target_short(argv)
         targets = [a for a in argv if a.startswith("-arch=compute_")]
         if len(targets) != 1 or "-gencode" in argv:
             return None
         return [virtual_to_real(a) if a == targets[0] else a for a in argv]
 
     def stopped_in_shared_stages(self, toolchain: Toolchain, argv: Sequence[str], sibling: Sequence[str],
-                                 output: str) -> bool:
-        """nvcc -v prints each stage's command before it runs it, and stops at the first that fails."""
+                                 output: str, files: Mapping[str, str | bytes]) -> bool:
+        """nvcc -v prints each stage's command before it runs it, and stops at the first that fails. Stages alike
+        but for ``__CUDA_ARCH_LIST__`` (a build of several targets and its first one's) count only where no source
+        reads that macro and every header is named without a folder (as for ``narrowed``)."""
+        several = "-gencode" in argv
+        if several and not _target_list_unread(files):
+            return False
         ran = len(nvcc_stages.stages(output))
-        return 0 < ran <= nvcc_stages.shared_stages(toolchain, argv, sibling)
+        return 0 < ran <= nvcc_stages.shared_stages(toolchain, argv, sibling, alike=several)
 
     def narrowed(self, toolchain: Toolchain, argv: Sequence[str], wide: Sequence[str], files: Mapping[str, str | bytes],
                  output: str) -> str | None:
@@ -143,8 +174,7 @@ class Nvcc:
         and ``__CUDA_ARCH__`` in the host compile of cudafe++'s output (whose own includes do not read it). So only
         where no source reads ``__CUDA_ARCH_LIST__`` and every header they include is named without a folder (the
         CUDA headers that read it are CUB's and Thrust's); else None."""
-        texts = [t for t in files.values() if isinstance(t, str)]
-        if len(texts) != len(files) or any(ARCH_LIST.search(t) or FOLDER_INCLUDE.search(t) for t in texts):
+        if not _target_list_unread(files):
             return None
         found = nvcc_stages.narrow_stages(toolchain, argv, wide)
         if found is None:

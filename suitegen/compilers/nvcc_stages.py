@@ -12,7 +12,9 @@ The same listing says how far two full builds run alike (``shared_stages``): a P
 (``-arch=compute_90``) runs the very stages of ``-arch=sm_90`` up to and including cicc, and only then its own
 ptxas check (``ptxas -arch=compute_90``, which writes no SASS). So the PTX-only build of sources that the other's
 build rejected within those shared stages would stop at the same stage with the same output
-(``compile.cached_build`` takes it from the cache).
+(``compile.cached_build`` takes it from the cache). Likewise a short build for several targets runs its first
+target's preprocessor and cicc as that target's own short build does, but for ``__CUDA_ARCH_LIST__`` (``shared_stages``
+with ``alike``; taken only where no source reads that macro).
 """
 from __future__ import annotations
 
@@ -99,17 +101,22 @@ def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[st
     return bool(same)
 
 
-def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[str], timeout: float = 60.0) -> int:
+def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[str], timeout: float = 60.0,
+                  alike: bool = False) -> int:
     """Return how many stages, from the first on, ``other`` runs just as ``first`` does (by ``nvcc --dryrun``,
-    but for the names of the files they write); 0 where nvcc could not be asked. Kept like ``same_front_end``."""
+    but for the names of the files they write; ``alike``: and the macros naming the build's targets, ``_alike``);
+    0 where nvcc could not be asked. Kept like ``same_front_end``."""
+    same = _alike if alike else (lambda stage: stage)
+
     def prefix(a: str, b: str) -> int:
         count = 0
         for x, y in zip(stages(a), stages(b)):
-            if x != y:
+            if same(x) != same(y):
                 break
             count += 1
         return count
-    return int(_answer(toolchain, "shared stages", first, other, timeout, prefix) or 0)
+    return int(_answer(toolchain, "shared stages alike" if alike else "shared stages", first, other, timeout,
+                       prefix) or 0)
 
 
 def _answer(toolchain: Toolchain, question: str, first: Sequence[str], second: Sequence[str], timeout: float,

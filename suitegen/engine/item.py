@@ -117,8 +117,10 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     # build. Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items. A PTX-only config's units come after the others of their kind, so
     # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``); so do
-    # the batches whose build for more targets may stand for theirs (``compile.from_wider``).
-    batches.sort(key=lambda b: (b[0], ptx_only(b[1].config) or b[1].wider is not None, -len(b[1].cases)))
+    # a several-target config's reject batches (from its first target's), and the batches whose build for more
+    # targets may stand for theirs (``compile.from_wider``).
+    batches.sort(key=lambda b: (b[0], ptx_only(b[1].config) or b[1].wider is not None
+                                or not b[0] and several_targets(b[1].config), -len(b[1].cases)))
     out.sort(key=lambda unit: ptx_only(unit.config))
     return sorted([unit for _, unit in batches] + out, key=lambda unit: not builds_programs(unit))  # stable
 
@@ -126,10 +128,15 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
 def wider(config: Config, configs: Sequence[Config]) -> Config | None:
     """Return the first of ``configs`` that builds for one real target's config (``sm_80``) and more (``sm_80+sm_90``),
     but for that the same: its accepted compile-only batches may stand for this config's (``compile.from_wider``)."""
-    if "+" in config.arch or ptx_only(config):
+    if several_targets(config) or ptx_only(config):
         return None
     return next((c for c in configs if config.arch in c.arch.split("+") and "+" in c.arch
                  and replace(c, arch=config.arch) == config), None)
+
+
+def several_targets(config: Config) -> bool:
+    """Whether a config builds for several targets (``sm_80+sm_90``)."""
+    return "+" in config.arch
 
 
 def ptx_only(config: Config) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
-from suitegen.engine.item import builds_programs, safe_run_unit, twin_units, units
+from suitegen.engine.item import builds_programs, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
@@ -326,8 +326,10 @@ def _timed(estimate: Estimate, session: Session, unit):
 
 def _leftovers_first(unit) -> int:
     """The scheduler's order: single builds that batches left (they say why) before the next planned unit, so a
-    started batch is finished first; planned units keep their order (``units``: longest first)."""
-    return 0 if unit.why else 1
+    started batch is finished first; planned units keep their order (``units``: longest first). A several-target
+    config's leftovers come last: most are rejections its first target's config builds meanwhile, which it then
+    takes (``compile.sibling_rejection``)."""
+    return (2 if several_targets(unit.config) else 0) if unit.why else 1
 
 
 class Checkpoint:
