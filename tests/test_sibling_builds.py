@@ -118,3 +118,22 @@ def test_one_build_per_key_at_a_time():
     for t in threads:
         t.join()
     assert max(most) == 1 and not build._flights, "one at a time, and nothing left behind"
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_several_target_build_takes_its_first_targets_rejection_within_the_stages_they_share(toolchain, tmp_path):
+    """sm_80+sm_90 -c runs sm_80 -c's host side, compute_80 preprocessor, cicc and ptxas alike first: a rejection
+    there is taken; sm_80's accepted build is not (past those stages the two differ)."""
+    one, two = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_80", "sm_80+sm_90"))
+    assert BACKEND.sibling_command(toolchain, argv(two)) == argv(one)
+    for files, name in ((REJECTED_BY_PTXAS, "rejected"), (ACCEPTED, "accepted")):
+        for side in ("one", "two", "own"):
+            (tmp_path / name / side).mkdir(parents=True)
+        cached_build(one, argv(one), files, tmp_path / name / "one", 120, cached=True)
+        got = cached_build(two, argv(two), files, tmp_path / name / "two", 120, cached=True)
+        assert got.cached == (name == "rejected")
+        own = cached_build(two, argv(two), files, tmp_path / name / "own", 120, cached=False)
+        assert (got.outcome, got.phase, got.diagnostics, got.commands) == \
+            (own.outcome, own.phase, own.diagnostics, own.commands)
+    assert got.outcome is Outcome.ACCEPTED and own.phase is None

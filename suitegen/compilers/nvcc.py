@@ -73,6 +73,16 @@ def _target_list_unread(files: Mapping[str, str | bytes]) -> bool:
     return len(texts) == len(files) and not any(ARCH_LIST.search(t) or FOLDER_INCLUDE.search(t) for t in texts)
 
 
+def _first_target(argv: Sequence[str]) -> list[str] | None:
+    """Return a several-target build (``-gencode`` pairs) for its first pair's target alone (``-arch=sm_80``)."""
+    at = argv.index("-gencode")
+    first = re.match(r"arch=compute_\w+,code=((?:sm|compute)_\w+)$", argv[at + 1])
+    pairs = 2 * argv.count("-gencode")
+    if first is None or argv[at:at + pairs:2] != ["-gencode"] * (pairs // 2):
+        return None
+    return [*argv[:at], f"-arch={first[1]}", *argv[at + pairs:]]
+
+
 def _first_target_short(argv: Sequence[str]) -> list[str] | None:
     """Return the one-target short build (``-arch=compute_80 -ptx ... -o main.ptx``) of the target a several-target
     short build (``-gencode`` pairs, ``-fatbin ... -o main.fatbin``) compiles first: its last pair."""
@@ -141,12 +151,13 @@ class Nvcc:
 
     def sibling_command(self, toolchain: Toolchain, argv: Sequence[str]) -> list[str] | None:
         """For one PTX-only target (``-arch=compute_90``), the same build for its SASS target (``-arch=sm_90``),
-        which ``nvcc --dryrun`` shows to run the same stages up to and including cicc (``shared_stages``). For the
-        short build of several targets (``front_end_command``: ``-gencode`` pairs and ``-fatbin``), the short build
-        of the one it compiles first (the last pair: ``-arch=compute_80 -ptx``, the ``sm_80`` config's), whose
-        preprocessor and cicc it runs first, alike but for the macro listing the build's targets."""
-        if "-fatbin" in argv and argv.count("-gencode") >= 2:
-            return _first_target_short(argv)
+        which ``nvcc --dryrun`` shows to run the same stages up to and including cicc (``shared_stages``). For a build
+        of several targets (``-gencode`` pairs), the build of the one it compiles first alone, whose stages it runs
+        first alike but for the macros naming the build's targets: for ``-c`` or a program the first pair
+        (``-arch=sm_80``: the host side, then compute_80's preprocessor, cicc and ptxas); for ``-fatbin`` (a
+        several-target short build, ``front_end_command``) the last pair, as ``-arch=compute_80 -ptx``."""
+        if argv.count("-gencode") >= 2:
+            return _first_target_short(argv) if "-fatbin" in argv else _first_target(argv)
         targets = [a for a in argv if a.startswith("-arch=compute_")]
         if len(targets) != 1 or "-gencode" in argv:
             return None

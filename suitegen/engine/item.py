@@ -117,11 +117,11 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     # build. Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items. A PTX-only config's units come after the others of their kind, so
     # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``); so do
-    # a several-target config's reject batches (from its first target's), and the batches whose build for more
-    # targets may stand for theirs (``compile.from_wider``).
+    # a several-target config's reject batches and single items (from its first target's), and the batches whose
+    # build for more targets may stand for theirs (``compile.from_wider``).
     batches.sort(key=lambda b: (b[0], ptx_only(b[1].config) or b[1].wider is not None
                                 or not b[0] and several_targets(b[1].config), -len(b[1].cases)))
-    out.sort(key=lambda unit: ptx_only(unit.config))
+    out.sort(key=lambda unit: ptx_only(unit.config) or several_targets(unit.config))
     return sorted([unit for _, unit in batches] + out, key=lambda unit: not builds_programs(unit))  # stable
 
 
