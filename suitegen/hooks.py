@@ -9,7 +9,8 @@ Five kinds, one decorator each::
     @hooks.feature("has-x")     () -> CUDA source           a feature detected by compiling that source
 
 The first four register a function under its ``__name__``; a feature is registered under the name
-conditions use for it, and its docstring says what the feature means. A name is registered once
+conditions use for it, and its docstring says what the feature means (``device_only=True``: its source is device
+code, built only up to PTX where the compiler can). A name is registered once
 per kind: a second function under the same name raises ValueError naming both places.
 
 The oracle loader resolves every name an oracle file gives once, at load (``resolve``), into the
