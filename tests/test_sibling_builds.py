@@ -23,6 +23,22 @@ def argv(config: Config) -> list[str]:
     return [*nvcc_argv(config, ()), "-c", "main.cu", "-o", "main.o"]
 
 
+def taken_and_own(first: Config, first_argv: list[str], config: Config, command: list[str], files, root):
+    """Build ``files`` for ``first`` (cached), then for ``config`` (cached: taken from it), then for ``config`` again
+    uncached (its own build); return the three results, asserting what each must be."""
+    for name in ("first", "taken", "own"):
+        (root / name).mkdir()
+    built = cached_build(first, first_argv, files, root / "first", 120, cached=True)
+    assert built.outcome is Outcome.REJECTED and built.phase is Phase.CICC and not built.cached
+    taken = cached_build(config, command, files, root / "taken", 120, cached=True)
+    assert taken.cached and not (root / "taken" / "main.cu").exists(), "taken, not built"
+    own = cached_build(config, command, files, root / "own", 120, cached=False)
+    assert not own.cached
+    assert (taken.outcome, taken.phase, taken.diagnostics, taken.commands) == \
+        (own.outcome, own.phase, own.diagnostics, own.commands)
+    return built, taken, own
+
+
 @pytest.fixture(scope="module")
 def toolchain():
     from suitegen.compilers.toolchain import probe
@@ -34,16 +50,7 @@ def toolchain():
 def test_a_ptx_only_build_takes_its_siblings_front_end_rejection_as_its_own_build_gives_it(toolchain, tmp_path):
     sass, ptx = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_90", "compute_90"))
     assert BACKEND.sibling_command(toolchain, argv(ptx)) == argv(sass)
-    for name in ("sass", "ptx", "own"):
-        (tmp_path / name).mkdir()
-    first = cached_build(sass, argv(sass), REJECTED_BY_CICC, tmp_path / "sass", 120, cached=True)
-    assert first.outcome is Outcome.REJECTED and first.phase is Phase.CICC and not first.cached
-    taken = cached_build(ptx, argv(ptx), REJECTED_BY_CICC, tmp_path / "ptx", 120, cached=True)
-    assert taken.cached and not (tmp_path / "ptx" / "main.cu").exists(), "taken, not built"
-    own = cached_build(ptx, argv(ptx), REJECTED_BY_CICC, tmp_path / "own", 120, cached=False)
-    assert not own.cached
-    assert (taken.outcome, taken.phase, taken.diagnostics, taken.commands) == \
-        (own.outcome, own.phase, own.diagnostics, own.commands)
+    taken_and_own(sass, argv(sass), ptx, argv(ptx), REJECTED_BY_CICC, tmp_path)
 
 
 @needs_nvcc
@@ -72,16 +79,8 @@ def test_a_several_target_short_build_takes_its_first_targets_front_end_rejectio
     build's but for __CUDA_ARCH_LIST__, so where that one stopped at cicc, the result is its; the same as built."""
     one, two = (Config(toolchain=toolchain, std=Std.CXX17, arch=a) for a in ("sm_80", "sm_80+sm_90"))
     assert BACKEND.sibling_command(toolchain, short(two)) == short(one)
-    for name in ("one", "two", "own"):
-        (tmp_path / name).mkdir()
-    first = cached_build(one, short(one), REJECTED_BY_CICC, tmp_path / "one", 120, cached=True)
-    assert first.outcome is Outcome.REJECTED and first.phase is Phase.CICC and not first.cached
-    taken = cached_build(two, short(two), REJECTED_BY_CICC, tmp_path / "two", 120, cached=True)
-    assert taken.cached and not (tmp_path / "two" / "main.cu").exists(), "taken, not built"
-    own = cached_build(two, short(two), REJECTED_BY_CICC, tmp_path / "own", 120, cached=False)
-    assert not own.cached and own.commands == (tuple(short(two)),)
-    assert (taken.outcome, taken.phase, taken.diagnostics, taken.commands) == \
-        (own.outcome, own.phase, own.diagnostics, own.commands)
+    _, taken, own = taken_and_own(one, short(one), two, short(two), REJECTED_BY_CICC, tmp_path)
+    assert own.commands == (tuple(short(two)),)
     assert build.stopped_at_front_end(two, taken)
 
 

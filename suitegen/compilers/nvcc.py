@@ -64,6 +64,8 @@ def classify(argv: list[str], returncode: int, text: str, duration: float) -> Co
 
 ARCH_LIST = re.compile(r"__CUDA_ARCH_LIST__")
 FOLDER_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"][^>"]*/', re.M)
+OUTPUTS = {Mode.COMPILE: "main.o", Mode.FATBIN: "main.fatbin"}  # the others: a program, main.out
+MODE_FLAGS = {Mode.COMPILE: ["-c"], Mode.FATBIN: ["-fatbin"]}
 
 
 def _target_list_unread(files: Mapping[str, str | bytes]) -> bool:
@@ -73,30 +75,30 @@ def _target_list_unread(files: Mapping[str, str | bytes]) -> bool:
     return len(texts) == len(files) and not any(ARCH_LIST.search(t) or FOLDER_INCLUDE.search(t) for t in texts)
 
 
-def _first_target(argv: Sequence[str]) -> list[str] | None:
-    """Return a several-target build (``-gencode`` pairs) for its first pair's target alone (``-arch=sm_80``)."""
-    at = argv.index("-gencode")
-    first = re.match(r"arch=compute_\w+,code=((?:sm|compute)_\w+)$", argv[at + 1])
-    pairs = 2 * argv.count("-gencode")
-    if first is None or argv[at:at + pairs:2] != ["-gencode"] * (pairs // 2):
-        return None
-    return [*argv[:at], f"-arch={first[1]}", *argv[at + pairs:]]
-
-
-def _first_target_short(argv: Sequence[str]) -> list[str] | None:
-    """Return the one-target short build (``-arch=compute_80 -ptx ... -o main.ptx``) of the target a several-target
-    short build (``-gencode`` pairs, ``-fatbin ... -o main.fatbin``) compiles first: its last pair."""
+def _gencode_pairs(argv: Sequence[str]) -> tuple[int, list[str]] | None:
+    """Return where a several-target command's ``-gencode`` pairs start and their values, in order; None where it
+    has fewer than two, or they are not side by side (as ``arch_flags`` writes them)."""
     at = [i for i, a in enumerate(argv) if a == "-gencode"]
-    if at != list(range(at[0], at[0] + 2 * len(at), 2)) or "-o" not in argv:
+    if len(at) < 2 or at != list(range(at[0], at[0] + 2 * len(at), 2)):
         return None
-    first = re.match(r"arch=(compute_\w+),", argv[at[-1] + 1])
-    if first is None:
+    return at[0], [argv[i + 1] for i in at]
+
+
+def _first_target(argv: Sequence[str], start: int, pairs: list[str]) -> list[str] | None:
+    """Return a several-target build for its first pair's target alone (``-arch=sm_80``)."""
+    first = re.match(r"arch=compute_\w+,code=((?:sm|compute)_\w+)$", pairs[0])
+    return None if first is None else [*argv[:start], f"-arch={first[1]}", *argv[start + 2 * len(pairs):]]
+
+
+def _first_target_short(argv: Sequence[str], start: int, pairs: list[str]) -> list[str] | None:
+    """Return the one-target short build (``-arch=compute_80 -ptx ... -o main.ptx``) of the target a several-target
+    short build (``-fatbin ... -o main.fatbin``) compiles first: its last pair."""
+    first = re.match(r"arch=(compute_\w+),", pairs[-1])
+    if first is None or "-o" not in argv:
         return None
-    files = argv[argv.index("-fatbin") + 1:argv.index("-o")]
-    rest = argv[at[-1] + 2:argv.index("-fatbin")]
-    return [*argv[:at[0]], f"-arch={first[1]}", *rest, "-ptx", *files, "-o", "main.ptx"]
-OUTPUTS = {Mode.COMPILE: "main.o", Mode.FATBIN: "main.fatbin"}  # the others: a program, main.out
-MODE_FLAGS = {Mode.COMPILE: ["-c"], Mode.FATBIN: ["-fatbin"]}
+    fatbin = argv.index("-fatbin")
+    return [*argv[:start], f"-arch={first[1]}", *argv[start + 2 * len(pairs):fatbin], "-ptx",
+            *argv[fatbin + 1:argv.index("-o")], "-o", "main.ptx"]
 
 
 class Nvcc:
@@ -156,8 +158,9 @@ class Nvcc:
         first alike but for the macros naming the build's targets: for ``-c`` or a program the first pair
         (``-arch=sm_80``: the host side, then compute_80's preprocessor, cicc and ptxas); for ``-fatbin`` (a
         several-target short build, ``front_end_command``) the last pair, as ``-arch=compute_80 -ptx``."""
-        if argv.count("-gencode") >= 2:
-            return _first_target_short(argv) if "-fatbin" in argv else _first_target(argv)
+        several = _gencode_pairs(argv)
+        if several is not None:
+            return (_first_target_short if "-fatbin" in argv else _first_target)(argv, *several)
         targets = [a for a in argv if a.startswith("-arch=compute_")]
         if len(targets) != 1 or "-gencode" in argv:
             return None
@@ -168,7 +171,7 @@ class Nvcc:
         """nvcc -v prints each stage's command before it runs it, and stops at the first that fails. Stages alike
         but for ``__CUDA_ARCH_LIST__`` (a build of several targets and its first one's) count only where no source
         reads that macro and every header is named without a folder (as for ``narrowed``)."""
-        several = "-gencode" in argv
+        several = _gencode_pairs(argv) is not None
         if several and not _target_list_unread(files):
             return False
         ran = len(nvcc_stages.stages(output))
