@@ -5,14 +5,18 @@ Inputs (the oracle, the templates, the matrix profiles) ship inside the package 
 ``oracle/`` and ``templates/``. ``--oracle``, ``--templates`` and ``--matrix`` point at your own copies.
 
 Outputs (run folders, baselines, reproducers, the explore database) go under the current directory:
-``./reports/`` unless ``--out`` says otherwise.
+``./reports/`` unless ``--out`` says otherwise. Builds work in scratch folders under ``scratch_root``.
 """
 from __future__ import annotations
 
 import importlib.resources
+import os
+import tempfile
 from pathlib import Path
 
 REPORTS = Path("reports")
+SHARED_MEMORY = Path("/dev/shm")
+SCRATCH_ROOM = 1 << 30  # bytes free that shared memory must have to hold the scratch folders
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
@@ -37,3 +41,17 @@ def templates_root() -> Path:
 def matrix_file() -> Path:
     """Return the built-in matrix profiles file."""
     return Path(str(importlib.resources.files("suitegen.engine") / "matrix.toml"))
+
+
+def scratch_root() -> str:
+    """Return the folder that builds' scratch folders go in: ``$TMPDIR`` where it is set; else ``/dev/shm`` where
+    it is writable, lets programs run and has ``SCRATCH_ROOM`` free (a build writes and deletes many small files:
+    in memory, measured on quick here, 51.6 -> 50.5 core-s, all of it system time); else the system's default."""
+    if os.environ.get("TMPDIR"):
+        return tempfile.gettempdir()
+    try:
+        fs = os.statvfs(SHARED_MEMORY)
+    except OSError:
+        return tempfile.gettempdir()
+    roomy = fs.f_bavail * fs.f_frsize >= SCRATCH_ROOM and not fs.f_flag & (os.ST_NOEXEC | os.ST_RDONLY)
+    return str(SHARED_MEMORY) if roomy and os.access(SHARED_MEMORY, os.W_OK | os.X_OK) else tempfile.gettempdir()

@@ -59,6 +59,12 @@ def group_key(case: Case, config: Config) -> tuple:
     return config.key, case.variant.mode, case.variant.flags, local
 
 
+def headers(case: Case) -> tuple[str, ...]:
+    """Return the system headers a case includes (``<...>``), sorted: every member's join its batch's build, so
+    ``item.units`` puts members that include the same ones side by side before cutting a group into batches."""
+    return tuple(sorted({line for f in fragments(case).values() for line in f.includes if "<" in line}))
+
+
 def suspects(result: CompileResult, size: int) -> set[int]:
     """Return the members to build alone where a batch attributes nobody: those with an error of their own (in
     their region, or placed in another's and naming them: ``_placed_elsewhere``), those that an error or warning

@@ -334,12 +334,15 @@ def _table(name: str, values) -> str:
     return f"static const unsigned long long {name}[{len(values)}] = {{{', '.join(f'{v}ull' for v in values)}}};\n"
 
 
+STANDALONE_INCLUDE = "#include <cstdio>\n"  # a reproducer's one include, after its kernel
+
+
 def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> str:
     """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell
     (``text``: the helpers and namespace to use instead of the program's own, such as a textually reduced form)."""
     n = cells(p)
     text = text if text is not None else reducible(p)
-    return (text + kernel(p) + "#include <cstdio>\n" + _table("sg_expect", expected) +
+    return (text + kernel(p) + STANDALONE_INCLUDE + _table("sg_expect", expected) +
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
             f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
             "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
@@ -354,11 +357,16 @@ CASE_VERDICT_LINE = ("  printf(bad ? \"SUITEGEN-RESULT: FAIL %d wrong cells\\n\"
 
 
 def as_case(reproducer: str) -> str:
-    """Return a reproducer as an oracle runtime case: its verdict lines in the harness's words."""
+    """Return a reproducer as an oracle runtime case: its verdict lines in the harness's words; its include first
+    and its kernel of C++ linkage, so that the case may share a batch's build (``cases.fragment``)."""
     if not reproducer.endswith(VERDICT_LINE):
         raise ValueError("not a reproducer written by emit.standalone (its last line differs)")
-    return reproducer.removesuffix(VERDICT_LINE).replace(
-        'return printf("CUDA error: %s\\n"', 'return printf("SUITEGEN-RESULT: FAIL cuda error %s\\n"') + CASE_VERDICT_LINE
+    text = reproducer.removesuffix(VERDICT_LINE).replace(
+        'return printf("CUDA error: %s\\n"', 'return printf("SUITEGEN-RESULT: FAIL cuda error %s\\n"')
+    before, _, after = text.rpartition(STANDALONE_INCLUDE)  # the one after the kernel
+    head = STANDALONE_INCLUDE + ("#include <cstring>\n" if CSTRING in before else "")  # a program is never NVRTC's
+    text = head + before.replace(CSTRING, "", 1) + after
+    return text.replace('extern "C" __global__ void sg_k_', "__global__ void sg_k_", 1) + CASE_VERDICT_LINE
 
 
 def reducible(p: ir.Program) -> str:
