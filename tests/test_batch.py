@@ -141,6 +141,20 @@ def test_units_group_by_config_flags_and_quoted_includes():
     assert len(units([(c, CFG) for c in same], batching=False)) == 5
 
 
+def test_members_that_include_the_same_headers_share_a_batch():
+    """An accepted group is cut into batches after its members are ordered by the system headers they include:
+    a header is parsed by as few batches as possible. Rejected members keep their order."""
+    heavy = [case(f"#include <atomic>\n__device__ int f{i}();\n", f"a{i}") for i in range(3)]
+    plain = [case(f"__device__ int g{i}();\n", f"p{i}") for i in range(5)]
+    mixed = [c for pair in zip(plain, heavy) for c in pair] + plain[3:]
+    work = units([(c, CFG) for c in mixed], size=4)
+    assert [[c.variant.name for c in u.cases] for u in work] == [["p0", "p1", "p2", "p3"], ["p4", "a0", "a1", "a2"]]
+    assert batch.headers(heavy[0]) == ("#include <atomic>",) and batch.headers(plain[0]) == ()
+    rejected = Expectation(expect=Expect.REJECT, phase="front-end")
+    kept = [replace(c, variant=replace(c.variant, expectation=rejected)) for c in mixed]
+    assert [c.variant.name for u in units([(c, CFG) for c in kept]) for c in u.cases] == [c.variant.name for c in mixed]
+
+
 def test_each_side_of_a_config_has_its_own_batch_size():
     rejected = Expectation(expect=Expect.REJECT, phase="front-end")
     rejects = [case("__device__ int f();\n", f"r{i}", expectation=rejected) for i in range(REJECT_BATCH_SIZE + 8)]

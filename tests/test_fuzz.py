@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.compilers import modules
+from suitegen.cases.render import Renderer
+from suitegen.compilers import batch, modules
 from suitegen.compilers.toolchain import probe
 from suitegen.engine import fuzz, triage
 from test_nvrtc import nvrtc_lib  # noqa: F401 (the real NVRTC library, installed once)
@@ -251,6 +252,8 @@ def test_a_confirmed_finding_becomes_an_oracle_case_counted_apart_from_the_guide
     assert dev.run == "failed" and dev.match == "wrong cells"
     case = (templates / "fuzz-findings" / "0123abcd4567.cu.j2").read_text()
     assert "SUITEGEN-RESULT: PASS" in case and "sg_expect" in case
+    saved = Renderer(templates).render(rule, rule.variants[0])
+    assert batch.batchable(saved), "its include first and no C names: it shares a batch's build"
     with pytest.raises(ValueError, match="already a case"):
         regression.save(finding, oracle, templates, "nvcc==13.0", "2026-11-26")
     with pytest.raises(ValueError, match="GPU reproducer"):

@@ -48,3 +48,29 @@ def test_children_that_work_the_cpu_get_malloc_on_huge_pages_unless_their_env_sa
     assert procs.run(show, timeout=30, env=env).output.strip() == f"glibc.malloc.arena_max=2:{procs.HUGE_PAGES}"
     env["GLIBC_TUNABLES"] = "glibc.malloc.hugetlb=0"
     assert procs.run(show, timeout=30, env=env).output.strip() == "glibc.malloc.hugetlb=0", "the user's choice stays"
+
+
+def test_scratch_folders_go_in_shared_memory_only_where_it_can_hold_them_and_run_programs(tmp_path, monkeypatch):
+    """``$TMPDIR`` wins; else a writable, roomy ``/dev/shm`` that lets programs run; else the system's default."""
+    import os
+    import tempfile
+    from suitegen import resources
+    mine, shm, default = tmp_path / "mine", tmp_path / "shm", tmp_path / "default"
+    for d in (mine, shm, default):
+        d.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setenv("TMPDIR", str(mine))
+    assert resources.scratch_root() == str(mine)
+    monkeypatch.setattr(tempfile, "tempdir", str(default))  # what the system's default would be
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(resources, "SHARED_MEMORY", tmp_path / "absent")
+    assert resources.scratch_root() == str(default)
+    monkeypatch.setattr(resources, "SHARED_MEMORY", shm)
+    monkeypatch.setattr(resources, "SCRATCH_ROOM", 1)
+    assert resources.scratch_root() == str(shm), "writable, room enough, programs may run"
+    monkeypatch.setattr(resources, "SCRATCH_ROOM", 1 << 62)
+    assert resources.scratch_root() == str(default), "too little room"
+    monkeypatch.setattr(resources, "SCRATCH_ROOM", 1)
+    real = os.statvfs
+    monkeypatch.setattr(os, "statvfs", lambda p: os.statvfs_result((*real(p)[:8], real(p).f_flag | os.ST_NOEXEC, 255)))
+    assert resources.scratch_root() == str(default), "mounted noexec: no program could run there"
