@@ -142,6 +142,17 @@ def test_a_bad_feature_entry_is_probed_again(fake_nvcc, text):
     assert json.loads(path.read_text()) == entry, "rebuilt"
 
 
+def test_feature_answers_written_by_another_process_are_kept(fake_nvcc):
+    """Two processes (xdist workers) that probe different features of one toolchain each add their answers to
+    the cached entry: the second writer does not drop the first's."""
+    from suitegen.compilers import toolchain
+    t = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
+    assert features.probed_features(t, ["has-int128"]) == {"has-int128"}  # the first process
+    refs = features._probes()
+    features._write_cache(features._cache_file(t), t, {"has-nvfunctional": False}, refs)  # the second, which read none
+    assert features._read_cache(features._cache_file(t), t) == {"has-int128": True, "has-nvfunctional": False}
+
+
 # A toolchain that answers the version, the dry run and the config probes, and exits 0 on every case build
 # without writing anything.
 SILENT = '''

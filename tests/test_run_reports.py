@@ -131,6 +131,8 @@ def test_a_stop_and_a_resume_report_what_each_leg_did(fake_nvcc, mini_oracle, tm
     assert [(g["items"], g["stopped_by"]) for g in legs] == [(8, "SIGTERM"), (16, None)]
     assert meta["started"] == legs[0]["started"] and meta["items_this_run"] == 16 and meta["interrupted"] is False
     assert meta["wall_seconds"] == round(legs[0]["wall_seconds"] + legs[1]["wall_seconds"], 2)
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert {r["schema"] for r in records} == {meta["schema"]}, "run.json names its records' schema"
     md = (out / "summary.md").read_text()
     assert "Partial" not in md and "over 2 legs" in md
     assert "leg 1: started" in md and "8 items, stopped by SIGTERM" in md and "16 items, finished" in md

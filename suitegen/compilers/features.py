@@ -111,6 +111,9 @@ def _probe_text(probe: hooks.HookRef) -> str:
 
 
 def _write_cache(cache: Path, toolchain: Toolchain, answers: dict[str, bool], refs: dict[str, hooks.HookRef]) -> None:
+    """Add ``answers`` to the cached entry as it is now: another process (an xdist worker) may have written
+    answers of its own since this one read it, and keeps them."""
+    answers = {**_read_cache(cache, toolchain), **answers}
     entry = {"fingerprint": toolchain.fingerprint,
              "answers": {n: {"probe": _probe_text(refs[n]), "present": yes} for n, yes in sorted(answers.items())}}
     try:

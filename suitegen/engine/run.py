@@ -22,7 +22,7 @@ from suitegen.engine.item import builds_programs, safe_run_unit, several_targets
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
-from suitegen.model import UsageError, digest
+from suitegen.model import SCHEMA, UsageError, digest
 from suitegen.report.outputs import Reports
 from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run, new_run_id,
                                         read_cases, write_json)
@@ -249,7 +249,7 @@ def shard(work: list, spec: str | None) -> list:
 
 def _meta(spec: RunSpec, session: Session, run_id: str, jobs: int) -> dict:
     return {
-        "run_id": run_id, "suitegen": __version__, "started": now(), "schema": 2,
+        "run_id": run_id, "suitegen": __version__, "started": now(), "schema": SCHEMA,  # its records'
         "oracle": {"root": str(session.oracle.root), "content_hash": session.oracle.content_hash},
         "toolchains": [{"label": t.label, "nvcc": t.nvcc, "version": t.version_str,
                         "fingerprint": t.fingerprint, "host_compiler": t.host_compiler,
