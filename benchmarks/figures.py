@@ -14,7 +14,9 @@ Without one (a CI-like machine):
 Both:
   page        the page of the largest run made here: size, and the load event in headless Chromium at 1,400 px
               (where Debian's chromium is installed), and whether it scrolls sideways.
-Each run's folder is kept under ``--out``; the machine (cores, GPU) heads the table.
+Each run's folder is kept under ``--out``; the machine (cores, GPU) heads the table. With a GPU the four take about
+12 minutes on an H100; where a command may run only 10, start it detached (``setsid nohup ... &``) and read its
+table when it ends.
 """
 from __future__ import annotations
 
