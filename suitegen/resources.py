@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.resources
 import os
-import tempfile
 from pathlib import Path
 
 REPORTS = Path("reports")
@@ -43,15 +42,16 @@ def matrix_file() -> Path:
     return Path(str(importlib.resources.files("suitegen.engine") / "matrix.toml"))
 
 
-def scratch_root() -> str:
-    """Return the folder that builds' scratch folders go in: ``$TMPDIR`` where it is set; else ``/dev/shm`` where
-    it is writable, lets programs run and has ``SCRATCH_ROOM`` free (a build writes and deletes many small files:
-    in memory, measured on quick here, 51.6 -> 50.5 core-s, all of it system time); else the system's default."""
+def scratch_root() -> str | None:
+    """Return the folder that builds' scratch folders go in: ``/dev/shm`` where ``$TMPDIR`` is not set and it is
+    writable, lets programs run and has ``SCRATCH_ROOM`` free (a build writes and deletes many small files: in
+    memory, measured on quick here, 51.6 -> 50.5 core-s, all of it system time); else None, ``tempfile``'s own
+    choice (``$TMPDIR``, else the system's default), which a run setting ``tempfile.tempdir`` to it restores."""
     if os.environ.get("TMPDIR"):
-        return tempfile.gettempdir()
+        return None
     try:
         fs = os.statvfs(SHARED_MEMORY)
     except OSError:
-        return tempfile.gettempdir()
+        return None
     roomy = fs.f_bavail * fs.f_frsize >= SCRATCH_ROOM and not fs.f_flag & (os.ST_NOEXEC | os.ST_RDONLY)
-    return str(SHARED_MEMORY) if roomy and os.access(SHARED_MEMORY, os.W_OK | os.X_OK) else tempfile.gettempdir()
+    return str(SHARED_MEMORY) if roomy and os.access(SHARED_MEMORY, os.W_OK | os.X_OK) else None

@@ -51,26 +51,28 @@ def test_children_that_work_the_cpu_get_malloc_on_huge_pages_unless_their_env_sa
 
 
 def test_scratch_folders_go_in_shared_memory_only_where_it_can_hold_them_and_run_programs(tmp_path, monkeypatch):
-    """``$TMPDIR`` wins; else a writable, roomy ``/dev/shm`` that lets programs run; else the system's default."""
+    """``$TMPDIR`` wins; else a writable, roomy ``/dev/shm`` that lets programs run; else the system's default
+    (None: ``tempfile``'s own choice, recomputed even after an earlier run set ``tempfile.tempdir``)."""
     import os
     import tempfile
     from suitegen import resources
-    mine, shm, default = tmp_path / "mine", tmp_path / "shm", tmp_path / "default"
-    for d in (mine, shm, default):
+    mine, shm = tmp_path / "mine", tmp_path / "shm"
+    for d in (mine, shm):
         d.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "tempdir", str(shm))  # an earlier run's choice
     monkeypatch.setenv("TMPDIR", str(mine))
-    assert resources.scratch_root() == str(mine)
-    monkeypatch.setattr(tempfile, "tempdir", str(default))  # what the system's default would be
+    assert resources.scratch_root() is None
+    tempfile.tempdir = resources.scratch_root()
+    assert tempfile.gettempdir() == str(mine), "the earlier choice is dropped: TMPDIR is honoured"
     monkeypatch.delenv("TMPDIR")
     monkeypatch.setattr(resources, "SHARED_MEMORY", tmp_path / "absent")
-    assert resources.scratch_root() == str(default)
+    assert resources.scratch_root() is None
     monkeypatch.setattr(resources, "SHARED_MEMORY", shm)
     monkeypatch.setattr(resources, "SCRATCH_ROOM", 1)
     assert resources.scratch_root() == str(shm), "writable, room enough, programs may run"
     monkeypatch.setattr(resources, "SCRATCH_ROOM", 1 << 62)
-    assert resources.scratch_root() == str(default), "too little room"
+    assert resources.scratch_root() is None, "too little room"
     monkeypatch.setattr(resources, "SCRATCH_ROOM", 1)
     real = os.statvfs
     monkeypatch.setattr(os, "statvfs", lambda p: os.statvfs_result((*real(p)[:8], real(p).f_flag | os.ST_NOEXEC, 255)))
-    assert resources.scratch_root() == str(default), "mounted noexec: no program could run there"
+    assert resources.scratch_root() is None, "mounted noexec: no program could run there"

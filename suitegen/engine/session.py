@@ -171,7 +171,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
     question about a probed feature waits for them (``conditions.Features``)."""
     if opts.builds_to and opts.builds_from:
         raise UsageError("--builds-to and --builds-from exclude each other: record builds here, or run recorded ones")
-    tempfile.tempdir = resources.scratch_root()  # every scratch folder of the run, and its children's TMPDIR
+    tempfile.tempdir = resources.scratch_root()  # every scratch folder of the run (None: tempfile's own choice)
     detecting = ThreadPoolExecutor(max_workers=4, thread_name_prefix="suitegen-features")
     wanted: Future = Future()  # the probed features the run's conditions name: probed as soon as it is known
     with ThreadPoolExecutor(max_workers=2) as pool:
