@@ -25,6 +25,13 @@ VARIANT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")  # a plain file name: no folder, no '..', no space
 
 
+def section_family(section: str) -> str:
+    """Return the family a section's rules and results are counted in, apart from the others: "findings" for the
+    compiler bugs suitegen fuzz found, kept as cases (``fuzz-findings``), "generated" for the generated-program
+    corpus (``generated``), "guide" for the guide's own sections."""
+    return {"fuzz-findings": "findings", "generated": "generated"}.get(section, "guide")
+
+
 def safe_file_name(name: Any) -> bool:
     """Whether a case's file name is a plain one (see FILE_NAME): written into a scratch or run folder, it
     stays there."""
@@ -231,6 +238,7 @@ class Variant:
     # diagnose only: where the same program is valid (its twin's condition: the variant of the rule with the
     # same params expected to compile); a diagnostic the program also gets there does not count
     valid_in: Any = None
+    batch_limit: int | None = None  # at most this many members in one batched build (None: the run's limit)
 
 
 @dataclass(**FROZEN)
@@ -247,6 +255,7 @@ class Rule:
     note: str = ""
     construct: str = ""  # a regex over a program's source: the construct the negative side forbids
     edition: str = "seeds"  # the guide edition its statement comes from (a later one where it changed)
+    judged_as: str = ""  # a rule whose recorded deviations cover this one too (a generated case standing beside it)
 
 
 @dataclass(**FROZEN)
@@ -326,14 +335,32 @@ class FlagSet:
 
 
 @dataclass(**FROZEN)
+class CorpusSpec:
+    """A profile's generated corpus: ``count`` programs of ``seed``, built under the profile's configs whose
+    dialect and target are among ``stds`` and ``archs`` (empty: all of the profile's), and under the flag sets
+    that name its section."""
+
+    seed: str
+    count: int
+    stds: tuple[str, ...] = ()
+    archs: tuple[str, ...] = ()
+    invalid: int = 0  # programs with one injected violation, per violation and context (``synth.inject``)
+
+    def takes(self, std: str, arch: str) -> bool:
+        """Whether the corpus is built under a config of this dialect and target."""
+        return (not self.stds or std in self.stds) and (not self.archs or arch in self.archs)
+
+
+@dataclass(**FROZEN)
 class Profile:
-    """A named matrix: -std levels x arch targets x flag sets."""
+    """A named matrix: -std levels x arch targets x flag sets, and its generated corpus."""
 
     name: str
     stds: tuple[str, ...]
     archs: tuple[str, ...]
     flagsets: tuple[FlagSet, ...]
     description: str = ""
+    generated: CorpusSpec | None = None
 
 
 @dataclass(**FROZEN)
@@ -345,9 +372,10 @@ class Config:
     arch: str
     flags: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()  # the sections this config applies to; empty: all
+    excluded: tuple[str, ...] = ()  # sections it does not apply to all the same (a corpus outside its axes)
 
     def applies_to(self, section: str) -> bool:
-        return not self.sections or section in self.sections
+        return section not in self.excluded and (not self.sections or section in self.sections)
 
     @property
     def id(self) -> str:

@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 import venv
+import zipfile
 
 import pytest
 
@@ -10,7 +11,7 @@ from suitegen.oracle import loader
 
 from conftest import REPO, needs_nvcc
 
-pytestmark = [needs_nvcc, pytest.mark.nvcc, pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 SMALL = "device-memory-space/no-automatic-in-device-function"
 
 
@@ -21,16 +22,56 @@ def sh(*argv, cwd, timeout=600):
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """Return the bin folder of a fresh venv (outside the checkout) with the built wheel installed."""
+def wheel(tmp_path_factory):
+    """Return the wheel built from the checkout."""
     root = tmp_path_factory.mktemp("wheel")
     sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", root / "dist", REPO, cwd=root)
-    (wheel,) = (root / "dist").glob("suitegen-*.whl")
+    (built,) = (root / "dist").glob("suitegen-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """Return the bin folder of a fresh venv (outside the checkout) with the built wheel installed."""
+    root = tmp_path_factory.mktemp("venv")
     venv.create(root / "venv", with_pip=True)
     sh(root / "venv" / "bin" / "python", "-m", "pip", "install", "-q", wheel, cwd=root)
     return root / "venv" / "bin"
 
 
+def left_out(wheel) -> list[str]:
+    """Return the package files of the checkout (every .py file under suitegen/, package folders with or without
+    an __init__.py) that the wheel lacks."""
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    ours = [p.relative_to(REPO).as_posix() for p in sorted((REPO / "suitegen").rglob("*.py"))
+            if "__pycache__" not in p.parts]
+    return [p for p in ours if p not in shipped]
+
+
+def test_every_package_folder_is_in_the_wheel(wheel):
+    assert left_out(wheel) == []
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    assert {"suitegen/data/oracle/sections.toml", "suitegen/engine/matrix.toml"} <= shipped
+    assert any(n.startswith("suitegen/data/templates/drivers/") for n in shipped), "the data mappings stay"
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("argv", [
+    ["fuzz", "--no-gpu", "--builds", "", "--host-builds", "host-O0", "--max-programs", "8"],
+    ["run", "--list", "--profile", "quick", "--rules", SMALL],
+], ids=["tiny-campaign", "run-list"])
+def test_the_installed_command_fuzzes_and_plans_from_another_folder(argv, installed, tmp_path):
+    proc = sh(installed / "suitegen", *argv, cwd=tmp_path)
+    if argv[0] == "fuzz":
+        assert "8 generated" in proc.stdout and (tmp_path / "reports" / "fuzz" / "seed-1" / "index.html").is_file()
+    else:
+        names = proc.stdout.split()
+        assert names and all(n.startswith(SMALL + "[") for n in names)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
 def test_the_wheel_carries_the_oracle_and_runs_from_anywhere(installed, tmp_path):
     rules = sh(installed / "suitegen", "rules", "--json", cwd=tmp_path)
     assert len(json.loads(rules.stdout)) == len(loader.load().rules)
@@ -44,6 +85,8 @@ def test_the_wheel_carries_the_oracle_and_runs_from_anywhere(installed, tmp_path
     assert len(records) == variants and all(r["verdict"] in ("PASS", "XFAIL") for r in records)
 
 
+@needs_nvcc
+@pytest.mark.nvcc
 def test_the_installed_plugin_collects_the_packaged_oracle(installed, tmp_path):
     proc = sh(installed / "python", "-m", "pytest", "--suitegen", "--suitegen-profile", "quick",
               "--suitegen-rules", SMALL, "--co", "-q", "-p", "no:cacheprovider", cwd=tmp_path)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from suitegen import resources
 from suitegen.cases import cxx, expressions
@@ -26,11 +27,12 @@ class RenderError(UsageError):
 
 
 class Renderer:
-    """Renders cases from templates under one root."""
+    """Renders cases from templates under one root, in jinja2's immutable sandbox: a template reaches no Python
+    internals (``cycler.__init__.__globals__``) and changes no value it is given; one that tries is a RenderError."""
 
     def __init__(self, root: Path | str | None = None):
         self.root = Path(root) if root else resources.templates_root()
-        self.env = jinja2.Environment(
+        self.env = ImmutableSandboxedEnvironment(
             loader=jinja2.FileSystemLoader(str(self.root)),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
@@ -65,6 +67,9 @@ class Renderer:
             template = self._template(tmpl_name, rule)
             try:
                 files[out_name] = template.render(**context)
+            except SecurityError as exc:
+                raise RenderError(f"{self._raised_in(exc, tmpl_name)}: rule {rule.id!r} variant {variant.name!r}: "
+                                  f"refused by the template sandbox: {exc}") from None
             except jinja2.UndefinedError as exc:
                 raise RenderError(f"{self.root / tmpl_name}: rule {rule.id!r} variant {variant.name!r}: "
                                   f"{exc.message}") from None
@@ -73,6 +78,15 @@ class Renderer:
                                   f"{type(exc).__name__}: {exc}") from None
         line = _check_line(files, rule, variant)
         return Case(rule=rule, variant=variant, files=files, violation_line=line)
+
+    def _raised_in(self, exc: BaseException, name: str) -> str:
+        """Return the template file ``exc`` was raised in (an included one, say): the last frame of its traceback
+        that jinja2 points at a file under the root; else template ``name``'s file."""
+        frames, tb = [], exc.__traceback__
+        while tb is not None:
+            frames.append(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        return next((f for f in reversed(frames) if f.startswith(f"{self.root}/")), str(self.root / name))
 
     def render_all(self, rules: Iterable[Rule]) -> list[Case]:
         """Render every variant of every rule, in oracle order."""

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends
+from suitegen.compilers.cache import compilers_run
 from suitegen.compilers.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain, UsageError
 
@@ -43,6 +44,8 @@ def _read(path: Path, toolchain: Toolchain) -> frozenset[str] | None:
 
 def _ask(toolchain: Toolchain) -> frozenset[str] | None:
     """Return the targets the toolchain lists (None: it could not be asked, so nothing is cached)."""
+    if not compilers_run():
+        return None  # replaying a build store: it did not record them
     found: set[str] = set()
     for command, words in backends.of(toolchain.kind).target_queries(toolchain):
         try:

@@ -11,22 +11,27 @@ beside it is served only where its bytes hash to the digest the entry recorded.
 A build store is a cache folder of its own that also keeps each build's product (its object or program):
 ``record`` fills one on a machine with the compiler (every build is kept, product and module included),
 and ``replay`` serves every build from one on a machine without it (a build not in the store is not
-compiled: see ``compile.cached_build``). The toolchains' identities are kept there too.
+compiled: see ``compile.cached_build``). The toolchains' identities and feature answers are kept there too,
+with the hash of the oracle the run was planned with. A store is input from elsewhere: a replay checks every
+field of it, refuses a store of another oracle, and runs no program it names (``compilers_run``): what the store
+did not record is unknown there.
 """
 from __future__ import annotations
 
 import enum
 import hashlib
 import json
+import math
 import os
+import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from suitegen.compilers.artifacts import ELF_MAGIC, FATBIN_MAGIC
-from suitegen.compilers.toolchain import cache_root
-from suitegen.model import CompileResult, Toolchain, UsageError, digest
+from suitegen.compilers.toolchain import cache_root, machine_features
+from suitegen.model import CompileResult, Compiler, Toolchain, UsageError, digest
 
 
 class Store(enum.Enum):
@@ -38,6 +43,7 @@ class Store(enum.Enum):
 
 _store: Store | None = None
 _before: list[str | None] = []  # the cache folder a store replaced
+_damaged: list[str] = []  # what this process found damaged in the store in use (``unserved``)
 
 
 def use_store(mode: Store, folder: Path | str) -> None:
@@ -45,6 +51,7 @@ def use_store(mode: Store, folder: Path | str) -> None:
     lookup uses it."""
     global _store
     Path(folder).mkdir(parents=True, exist_ok=True)
+    _damaged.clear()
     _before.append(os.environ.get("SUITEGEN_CACHE"))
     os.environ["SUITEGEN_CACHE"] = str(Path(folder).resolve())
     _store = mode
@@ -68,23 +75,84 @@ def store() -> Store | None:
     return _store
 
 
-def save_toolchains(toolchains: Sequence[Toolchain]) -> None:
-    """Keep the identities of a run's toolchains in the store, for ``load_toolchains`` on another machine."""
+def compilers_run() -> bool:
+    """Return whether this process may run a compiler: not while it replays a build store, whose records are all
+    it knows of its toolchains (what they do not hold is not known here, and no program a store names is run)."""
+    return _store is not Store.REPLAY
+
+
+FINGERPRINT = re.compile(r"[0-9a-f]{16,64}")  # what ``model.digest`` writes: a file name that stays in its folder
+STORE_FILE = "store.json"  # the oracle a store was recorded with, filed under STORE_KEY
+STORE_KEY = "suitegen build store"
+
+
+def save_toolchains(toolchains: Sequence[Toolchain], oracle: str) -> None:
+    """Keep in the store what a replay of it needs of a run's toolchains (their identities, for ``load_toolchains``,
+    and every feature probe's answer) and the content hash of the ``oracle`` its builds were planned with."""
     for tc in toolchains:
         write_file(cache_root() / "toolchains" / f"{tc.fingerprint}.json", json.dumps(tc.to_json()).encode())
+        machine_features(tc)  # its probes' answers go into the store's cache, read back there in a replay
+    write_keyed(cache_root() / STORE_FILE, STORE_KEY, oracle=oracle)
 
 
-def load_toolchains(folder: Path | str) -> list[Toolchain]:
-    """Return the toolchains a build store was recorded with; raise ValueError if it has none or one is unreadable."""
-    out = []
-    for path in sorted((Path(folder) / "toolchains").glob("*.json")):
-        try:
-            out.append(Toolchain.from_json(json.loads(path.read_text())))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UsageError(f"unreadable toolchain record {path}: {exc}") from None
+def load_toolchains(folder: Path | str, oracle: str) -> list[Toolchain]:
+    """Return the toolchains a build store was recorded with; raise UsageError if it was recorded with another
+    ``oracle`` (its content hash) or none, or if it has no toolchain or one whose record is not whole."""
+    recorded = read_keyed(Path(folder) / STORE_FILE, STORE_KEY) or {}
+    if recorded.get("oracle") != oracle:
+        said = f"oracle {recorded['oracle']}" if isinstance(recorded.get("oracle"), str) else "no oracle"
+        raise UsageError(f"{folder} was recorded with {said}, and this run's oracle is {oracle}: record the store "
+                         "with the oracle you run with (suitegen run --builds-to, with the same --oracle)")
+    out = [_toolchain_record(path) for path in sorted((Path(folder) / "toolchains").glob("*.json"))]
     if not out:
         raise UsageError(f"{folder} holds no recorded toolchains (write one with suitegen run --builds-to)")
     return out
+
+
+def _toolchain_record(path: Path) -> Toolchain:
+    """Return the toolchain a store's record holds; raise UsageError naming the file and field where it is not
+    whole: every field of its type, text printable, its fingerprint ``FINGERPRINT`` and its file's name."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"unreadable toolchain record {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"toolchain record {path}: not a JSON object")
+    for name, ok in _TOOLCHAIN_FIELDS.items():
+        if not ok(data.get(name)):
+            raise UsageError(f"toolchain record {path}: field {name!r} is missing or bad: {data.get(name)!r}"[:300])
+    if data["fingerprint"] != path.stem:
+        raise UsageError(f"toolchain record {path}: fingerprint {data['fingerprint']} filed under another name")
+    return Toolchain.from_json(data)
+
+
+def _text(value) -> bool:
+    """Whether ``value`` is a string without control characters."""
+    return isinstance(value, str) and value.isprintable()
+
+
+def _number(value) -> bool:
+    """Whether ``value`` is an int of zero or more (a bool is none)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _list_of(value, ok) -> bool:
+    """Whether ``value`` is a list each of whose items ``ok`` accepts."""
+    return isinstance(value, list) and all(ok(v) for v in value)
+
+
+def _command(value) -> bool:
+    """Whether ``value`` is a command line: a list of one or more strings."""
+    return _list_of(value, lambda word: isinstance(word, str)) and value != []
+
+
+_TOOLCHAIN_FIELDS = {
+    "nvcc": lambda v: _text(v) and v != "", "version": lambda v: _list_of(v, _number) and v != [],
+    "version_text": _text, "host_compiler": _text, "host_version": _text,
+    "fingerprint": lambda v: isinstance(v, str) and FINGERPRINT.fullmatch(v) is not None, "name": _text,
+    "kind": lambda v: v in {c.value for c in Compiler}, "cuda_version": lambda v: _list_of(v, _number),
+    "cuda_path": _text, "base_flags": lambda v: _list_of(v, _text)}  # name -> whether a value of it is whole
+
 
 ENVIRONMENT = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")
 # 2: modules of relocatable objects keep the kernels their host code does not launch; 3: NVRTC;
@@ -105,16 +173,38 @@ def _path(k: str) -> Path:
 
 
 def _entry(k: str) -> dict | None:
-    """Return the entry filed under ``k``, or None unless it is whole, of its shape and filed under ``k``."""
-    try:
-        data = json.loads(_path(k).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != k or not isinstance(data.get("result"), dict):
+    """Return the entry filed under ``k``, or None unless it is whole (each field of its type: ``_whole``) and filed
+    under ``k``."""
+    data = read_keyed(_path(k), k)
+    if data is None or not _whole(data.get("result")):
         return None
     if not all(isinstance(data.get(f), (str, type(None))) for f in ("artifact", "module", "product")):
         return None
     return data
+
+
+def _whole(result) -> bool:
+    """Whether a stored result has each field of ``CompileResult.to_json``'s form and type (at least one command)."""
+    if not isinstance(result, dict):
+        return False
+    diagnostics, commands, seconds = result.get("diagnostics"), result.get("commands"), result.get("duration")
+    return (isinstance(result.get("outcome"), str) and _maybe(result.get("phase"), str)
+            and _maybe(result.get("exit_code"), int) and isinstance(result.get("output"), str)
+            and isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < math.inf
+            and _list_of(commands, _command) and commands != []
+            and _list_of(diagnostics, _whole_diagnostic))
+
+
+def _whole_diagnostic(d) -> bool:
+    """Whether a stored diagnostic has each field of ``Diagnostic.to_json``'s form and type."""
+    return (isinstance(d, dict) and isinstance(d.get("severity"), str) and isinstance(d.get("message"), str)
+            and isinstance(d.get("phase"), str) and _maybe(d.get("file"), str) and _maybe(d.get("line"), int)
+            and _maybe(d.get("number"), str))
+
+
+def _maybe(value, kind: type) -> bool:
+    """Whether ``value`` is None or of ``kind`` (a bool is no int)."""
+    return value is None or (isinstance(value, kind) and not isinstance(value, bool))
 
 
 def get(k: str) -> CompileResult | None:
@@ -130,6 +220,38 @@ def get(k: str) -> CompileResult | None:
     if result.outcome.accepted and not data.get("artifact"):
         return None
     return result
+
+
+def unserved(k: str) -> str:
+    """Return why the build store in use serves no build under ``k``: its entry is damaged (``_damage``), or none
+    was recorded (saying so where this process found the store damaged: the batch build of an item built alone
+    because of it, say)."""
+    where, damage = cache_root(), _damage(k)
+    if damage is not None:
+        _damaged.append(damage)
+        return f"{damage}, in the build store {where}: record the build again"
+    seen = (f"; the store was damaged since it was recorded: {_damaged[0]}"
+            + (f" (and {len(_damaged) - 1} more)" if len(_damaged) > 1 else "") if _damaged else "")
+    return f"not in the build store {where}: this build was not recorded there (suitegen run --builds-to){seen}"
+
+
+def _damage(k: str) -> str | None:
+    """Return what is wrong with the entry under ``k`` where it is there but serves no build (not whole, or its
+    product or module fails the digest it recorded); None where there is none."""
+    entry = _path(k)
+    if not entry.exists():
+        return None
+    if get(k) is None:
+        return f"{entry} is not a whole entry (a field missing or of another type)"
+    data = _entry(k)
+    for name, suffix in (("product", ".product"), ("module", ".fatbin")):
+        try:
+            held = hashlib.sha256(entry.with_suffix(suffix).read_bytes()).hexdigest()
+        except OSError:
+            held = None
+        if data.get(name) is not None and held != data[name]:
+            return f"{entry.with_suffix(suffix)} fails its digest (not the bytes its entry recorded)"
+    return f"{entry} kept no product or module of this build"
 
 
 def get_image(k: str) -> bytes | None:

@@ -79,6 +79,14 @@ def stub_folder(cuda: Path) -> Path | None:
     return folder
 
 
+def install_hint(path: str) -> str:
+    """Return how to get the clang a path names: Debian's packages of its major version (22 where it names none)."""
+    m = re.search(r"-(\d+)$", Path(path).name)
+    major = m[1] if m else "22"
+    return (f"install Debian's clang-{major} and clang-tools-{major} (apt-get install clang-{major} "
+            f"clang-tools-{major}), or name an installed clang++ with --nvcc PATH")
+
+
 def targets(arch: str) -> list[str]:
     return arch.split("+")
 
@@ -184,7 +192,7 @@ class Clang(backends.OneProcess):
         from suitegen.compilers.toolchain import ToolchainError, file_hash, run_probe, tree_stamp
         found = shutil.which(path) or path
         if not Path(found).is_file():
-            raise ToolchainError(f"clang not found: {path}")
+            raise ToolchainError(f"clang not found: {path}; {install_hint(path)}")
         resolved = Path(found).resolve()
         text = run_probe([found, "--version"], "clang")
         m = re.search(r"clang version (\d+)\.(\d+)\.(\d+)", text)
@@ -201,7 +209,8 @@ class Clang(backends.OneProcess):
                     tree_stamp([str(cuda / "include"), str(cuda / "lib64")]))
         stubs = stub_folder(cuda)
         return Toolchain(nvcc=found, version=tuple(int(x) for x in m.groups()), version_text=text.strip().splitlines()[0],
-                         host_compiler="", host_version="", fingerprint=fp, name=name, kind=Compiler.CLANG,
+                         host_compiler="", host_version=f"{Path(found).name} itself", fingerprint=fp, name=name,
+                         kind=Compiler.CLANG,
                          cuda_version=cuda_version, cuda_path=str(cuda),
                          base_flags=("-isystem", str(stubs)) if stubs else ())
 

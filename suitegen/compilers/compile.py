@@ -9,7 +9,6 @@ from typing import Mapping
 
 from suitegen import procs
 from suitegen.compilers import artifacts, backends, cache
-from suitegen.compilers.toolchain import cache_root
 from suitegen.model import Case, CompileResult, Config, Diagnostic, Outcome, Phase
 
 DEFAULT_TIMEOUT = 120.0
@@ -84,7 +83,7 @@ def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], fo
             return hit
         # a hit without its module (stored before modules were kept) or product: build again
     if mode is cache.Store.REPLAY:
-        why = f"not in the build store {cache_root()}: this build was not recorded there (suitegen run --builds-to)"
+        why = cache.unserved(k)
         return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=None, exit_code=None,
                              diagnostics=(Diagnostic(severity="error", message=why, phase=Phase.NVCC),),
                              commands=(tuple(argv),), output=f"[suitegen] {why}\n", duration=0.0)

@@ -20,7 +20,16 @@ GCC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)? (?P<sev>fatal 
                  r"(?P<msg>.*)$")
 TOOL = re.compile(r"^(?P<tool>ptxas|nvlink|nvcc|fatbinary|cicc|cudafe\+\+)\s+(?P<sev>fatal|error|warning|"
                   r"info)\s*: (?P<msg>.*)$")
-LINKER = re.compile(r"^(?:/\S*/)?(?:ld|collect2)(?:\.\w+)?: (?:(?P<sev>error|warning): )?(?P<msg>.*)$")
+# ld names the object a message is about before its severity ("ld: x.o: warning: ..."); a message with neither
+# severity is an error. Its two-line form puts the function first ("ld: x.o: in function `f':"), then where in
+# the object (a section and offset, or a line) and the error ("x.cpp:(.text+0x34): undefined reference to `g'").
+LINKER = re.compile(r"^(?:/\S*/)?(?:ld|collect2)(?:\.\w+)?: (?:[^\s:][^:]*: (?=(?:warning|error): |in function ))?"
+                    r"(?:(?P<sev>error|warning): )?(?P<msg>.*)$")
+LINKER_FUNCTION = re.compile(r"^in function (?P<fn>`.*'):$")  # the first line's message
+LINKER_LOCATED = re.compile(r"^[^\s:][^:]*:(?:\([^)]*\)|\d+): (?P<msg>.*)$")
+# Names in a message (a symbol, a type, a file): they vary from one program and build to the next. An apostrophe
+# inside a word ("doesn't") opens none.
+QUOTED = re.compile(r"`[^`']*'|(?<!\w)'[^']*'|\"[^\"]*\"")
 ERROR_CODE = re.compile(r"^# --error 0x(?P<code>[0-9a-fA-F]+) --$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
@@ -76,6 +85,7 @@ def parse(output: str) -> ParsedOutput:
     subs: list[tuple[Phase, str]] = []
     failed_phase = failed_code = None
     crash = False
+    function = ""  # the function the linker's last two-line message is about
     for raw in output.splitlines():
         line = raw.rstrip()
         if line.startswith("#$ "):
@@ -84,12 +94,16 @@ def parse(output: str) -> ParsedOutput:
                 phase = command_phase(cmd)
                 subs.append((phase, cmd))
             continue
+        if phase is Phase.LINK:
+            function = linker_function(line, function)
+            if function and not LINKER_LOCATED.match(line):
+                continue  # the first line of a two-line message: its second says what is wrong
         m = ERROR_CODE.match(line)
         if m:
             failed_phase, failed_code = phase, int(m.group("code"), 16)
             crash |= failed_code in SIGNAL_CODES
             continue
-        diag = diagnostic(line, phase)
+        diag = diagnostic(line, phase, function)
         if diag is not None:
             diags.append(diag)
             crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower()
@@ -100,8 +114,25 @@ def parse(output: str) -> ParsedOutput:
                         failed_code=failed_code, crash=crash)
 
 
-def diagnostic(line: str, phase: Phase) -> Diagnostic | None:
-    """Return the diagnostic one output line holds, printed during ``phase``, or None."""
+def linker_function(line: str, function: str) -> str:
+    """Return the function a linker output line leaves later lines about: the one it names first in a two-line
+    message (``ld: x.o: in function `f':``), ``function`` on that message's second lines, else ""."""
+    m = LINKER.match(line)
+    named = LINKER_FUNCTION.match(m["msg"]) if m and not m["sev"] else None
+    if named:
+        return named["fn"]
+    return function if LINKER_LOCATED.match(line) else ""
+
+
+def fixed_words(message: str) -> tuple[str, ...]:
+    """Return a message's words outside its quoted names (``QUOTED``), which vary from one program and build to
+    the next: what two messages of one kind share."""
+    return tuple(part.strip() for part in QUOTED.split(message) if part.strip())
+
+
+def diagnostic(line: str, phase: Phase, function: str = "") -> Diagnostic | None:
+    """Return the diagnostic one output line holds, printed during ``phase``, or None (``function``: the function
+    the linker's two-line message that this line ends is about, ``linker_function``)."""
     m = EDG.match(line)
     if m:
         sev = m["sev"].lower()
@@ -118,6 +149,10 @@ def diagnostic(line: str, phase: Phase) -> Diagnostic | None:
     m = LINKER.match(line)
     if m and phase is Phase.LINK:
         return Diagnostic(severity=m["sev"] or "error", message=m["msg"], phase=Phase.LINK)
+    m = LINKER_LOCATED.match(line)
+    if m and phase is Phase.LINK:
+        return Diagnostic(severity="error", message=f"in function {function}: {m['msg']}" if function else m["msg"],
+                          phase=Phase.LINK)
     m = BARE.match(line)
     if m and phase is Phase.NVRTC:
         return Diagnostic(severity=m["sev"].lower(), message=m["msg"], phase=Phase.NVRTC, number=m["num"])

@@ -18,6 +18,7 @@ from typing import Iterable
 
 from suitegen import hooks, procs
 from suitegen.compilers import artifacts, backends
+from suitegen.compilers.cache import compilers_run
 from suitegen.compilers.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain
 
@@ -80,7 +81,7 @@ def probed_features(toolchain: Toolchain, names: Iterable[str]) -> frozenset[str
     cache = _cache_file(toolchain)
     answers = _read_cache(cache, toolchain)
     todo = [refs[n] for n in wanted if n not in answers]
-    if todo:
+    if todo and compilers_run():  # replaying a build store: what it did not record is absent
         with tempfile.TemporaryDirectory(prefix="suitegen-probe-") as tmp:
 
             def present(probe: hooks.HookRef) -> bool:
@@ -97,7 +98,7 @@ def probed_features(toolchain: Toolchain, names: Iterable[str]) -> frozenset[str
             with ThreadPoolExecutor(max_workers=len(todo)) as pool:  # all at once: the slowest sets the time
                 answers.update(zip((p.name for p in todo), pool.map(present, todo)))
         _write_cache(cache, toolchain, answers, refs)
-    return frozenset(n for n in wanted if answers[n])
+    return frozenset(n for n in wanted if answers.get(n))
 
 
 def _probes() -> dict[str, hooks.HookRef]:

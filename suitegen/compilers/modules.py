@@ -3,10 +3,12 @@
 This is the narrow interface ``suitegen fuzz`` uses from the compilers stage: a config is a name and its
 flags; a build returns the module's path or why there is none. Modules are kept in the build cache
 (keyed as every build is: toolchain fingerprint, command, source bytes, environment), so a rerun or a
-resumed campaign rebuilds nothing.
+resumed campaign rebuilds nothing. Each module is kept beside an entry that names its key and the sha256 of
+its bytes; a module is served only where both match (another file's module, or a damaged one, is rebuilt).
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +75,26 @@ def _blob(k: str, suffix: str) -> Path:
     return cache._path(k).with_suffix(f".{suffix}")
 
 
+def _serve(k: str, build: DeviceBuild, argv: list[str], folder: Path, out: str) -> bool:
+    """Put the module cached under ``k`` at ``folder/out``; return whether there was one whose entry names ``k``
+    and its bytes' sha256, and which is whole (``artifacts.problem``)."""
+    entry = cache.read_keyed(cache._path(k), k)
+    try:
+        data = _blob(k, build.output).read_bytes()
+    except OSError:
+        return False
+    if entry is None or entry.get("module") != hashlib.sha256(data).hexdigest():
+        return False
+    (folder / out).write_bytes(data)
+    return artifacts.problem(argv, folder, {}) is None
+
+
+def _keep(k: str, build: DeviceBuild, data: bytes) -> None:
+    """Cache a module under ``k``: its bytes, then the entry that names the key and their sha256."""
+    cache.write_file(_blob(k, build.output), data)
+    cache.write_keyed(cache._path(k), k, module=hashlib.sha256(data).hexdigest())
+
+
 def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: Path, stem: str = "fuzz",
                  timeout: float = 300.0, use_cache: bool = True) -> Built:
     """Write ``source`` to ``folder/stem.cu`` and build it under ``build``; return the module or nvcc's words."""
@@ -80,15 +102,8 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
     name, out = f"{stem}.cu", f"{stem}.{build.name}.{build.output}"
     argv = build.argv(toolchain, name, out)
     k = cache.key(toolchain, argv, {name: source}) if use_cache else None
-    if k is not None:
-        try:
-            data = _blob(k, build.output).read_bytes()
-        except OSError:
-            data = None
-        if data:
-            (folder / out).write_bytes(data)
-        if data and artifacts.problem(argv, folder, {}) is None:
-            return Built(build=build, module=folder / out, argv=tuple(argv), log="", seconds=0.0, cached=True)
+    if k is not None and _serve(k, build, argv, folder, out):
+        return Built(build=build, module=folder / out, argv=tuple(argv), log="", seconds=0.0, cached=True)
     (folder / name).write_text(source)
     try:
         done = procs.run(argv, timeout=timeout, cwd=folder, env=None)
@@ -102,7 +117,7 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
         why = done.output if done.returncode else f"nvcc exited 0, but {missing}"
         return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed)
     if k is not None:
-        cache.write_file(_blob(k, build.output), path.read_bytes())
+        _keep(k, build, path.read_bytes())
     return Built(build=build, module=path, argv=tuple(argv), log=done.output, seconds=done.duration)
 
 

@@ -26,7 +26,7 @@ import threading
 from typing import Callable, Sequence
 
 from suitegen import procs
-from suitegen.compilers.cache import ENVIRONMENT, read_keyed, write_keyed
+from suitegen.compilers.cache import ENVIRONMENT, compilers_run, read_keyed, write_keyed
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import Toolchain, digest
 
@@ -136,7 +136,7 @@ def _answer(toolchain: Toolchain, question: str, first: Sequence[str], second: S
     kept = read_keyed(path, ident)
     answer = kept.get("answer") if kept is not None and type(kept.get("answer")) in (bool, int, list) else None
     if answer is None:
-        listed = _list(first, second, timeout)
+        listed = _list(first, second, timeout) if compilers_run() else None  # a replayed store's answers only
         if listed is None:
             return None  # nothing kept: asked again next time
         answer = ask(*listed) if listed else False

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.compilers.cache import read_keyed, write_keyed
+from suitegen.compilers.cache import compilers_run, read_keyed, write_keyed
 from suitegen.compilers.nvcc import arch_flags
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import ObservedConfig, Std, Toolchain, arch_number, digest
@@ -139,6 +139,8 @@ def probe_command(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, .
 def _probe(toolchain: Toolchain, std: Std, arch: str, flags: tuple[str, ...],
            timeout: float) -> tuple[ObservedConfig, bool]:
     """Return the probe's observation and whether it may be cached (not a timeout or a missing nvcc)."""
+    if not compilers_run():
+        return ObservedConfig(error=f"not probed: the build store {cache_root()} did not record this config"), False
     with tempfile.TemporaryDirectory(prefix="suitegen-observe-") as tmp:
         folder = Path(tmp)
         (folder / "probe.cu").write_text(PROBE)

@@ -5,29 +5,44 @@ config (``build.modules``), runs the modules on the GPU (``execute.fatbin``'s wo
 per-thread bodies on the host (``execute.host_check``), and compares every output with the model.
 A program whose outputs differ anywhere is confirmed alone, reduced (``synth.reduce``, many
 candidates per build), given a stage by the configs it fails under (``triage``), and kept in the
-findings database, where a known bug is counted rather than reported again. State is saved after
-every file, so a stopped campaign resumes where it stopped.
+findings database, where a known bug is counted rather than reported again. ``programs.jsonl`` holds one
+record per program, each file's in one write, and is the truth: a campaign stopped, killed or with a damaged
+state resumes from its records and checks each program once (``campaign.json`` keeps the time spent and what
+the page shows). A stop signal ends a campaign cleanly: its children and generator workers end, its page is
+written, its scratch folder goes, and it says how to go on.
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import ctypes
+import itertools
 import json
+import math
+import multiprocessing
 import os
+import shlex
+import shutil
+import signal
+import sys
 import tempfile
 import threading
 import time
-from collections import Counter
-from dataclasses import dataclass, replace
+from collections import Counter, deque
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+from suitegen import procs
 from suitegen.compilers import modules
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.engine import triage
+from suitegen.engine.run import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
 from suitegen.model import FROZEN, Toolchain, UsageError
-from suitegen.synth import emit, ir, populate, reduce
+from suitegen.report.run_folder import ResultsFile, RunLock, _cut_partial_line, _lines, write_json
+from suitegen.synth import emit, populate, reduce
 
 BUILDS = {
     "default": DeviceBuild(name="default"),
@@ -74,14 +89,81 @@ class Tally:
     seconds: float = 0.0
 
 
-def generate_file(seed: str, start: int, count: int, policy: str | None) -> tuple[list, list]:
-    """Return programs ``start .. start+count`` of a campaign and their expected buffers (a pool task)."""
-    progs, exp = [], []
-    for i in range(start, start + count):
-        p = populate.generate(seed, i, policy)
-        progs.append(p)
-        exp.append(reduce.expected(p))
-    return progs, exp
+PROGRAMS = "programs.jsonl"
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal the kernel sends a process when its parent ends
+
+
+def _whole(low: int) -> Callable[[object], bool]:
+    return lambda v: type(v) is int and v >= low
+
+
+def _texts(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _statuses(v) -> bool:
+    return isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
+
+
+def _failures(v) -> bool:
+    return v is None or (isinstance(v, dict) and all(
+        isinstance(f, dict) and isinstance(f.get("log"), str) and _texts(f.get("argv")) and f.get("kind") in
+        ("crash", "build") for f in v.values()))
+
+
+# What each field must be (a check, and the words that say it): of campaign.json, its tally, a program's record.
+STATE_FIELDS = {
+    "seed": (lambda v: isinstance(v, str), "a string"), "per_file": (_whole(1), "a whole number, at least 1"),
+    "next_file": (_whole(0), "a whole number, at least 0"),
+    "policy": (lambda v: v is None or isinstance(v, str), "a string or null"), "builds": (_texts, "a list of strings"),
+    "toolchain": (lambda v: isinstance(v, str), "a string"), "tally": (lambda v: isinstance(v, dict), "an object"),
+    "suspects": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects")}
+TALLY_FIELDS = {f.name: (_whole(0), "a whole number, at least 0") for f in fields(Tally) if f.name != "seconds"} | {
+    "seconds": (lambda v: type(v) in (int, float) and 0 <= v < math.inf, "a number, at least 0")}
+RECORD_FIELDS = {
+    "index": (_whole(0), "a whole number, at least 0"), "seed": (lambda v: isinstance(v, str), "a string"),
+    "builds": (_statuses, "an object of statuses"), "host": (_statuses, "an object of statuses"),
+    "failures": (_failures, "an object of build failures (kind, log, argv)")}
+
+
+def bad_field(data, spec: dict, prefix: str = "") -> str | None:
+    """Return what is wrong with the first field of ``data`` that ``spec`` refuses (missing, or of the wrong type
+    or range), or None where every field is as ``spec`` says."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for name, (ok, what) in spec.items():
+        if not ok(data.get(name)):
+            return f"field {prefix + name!r} must be {what}, not {data.get(name)!r:.60}"
+    return None
+
+
+def check_state(path: Path, data) -> dict:
+    """Return a campaign's state as read; raise UsageError naming the file and the first bad field."""
+    why = bad_field(data, STATE_FIELDS) or bad_field(data["tally"], TALLY_FIELDS, "tally.")
+    if why:
+        raise UsageError(f"{path}: {why}; fix it, or delete the file to rebuild the state from {PROGRAMS}")
+    return data
+
+
+def generate_file(seed: str, indexes: list[int], policy: str | None) -> tuple[list, list]:
+    """Return a campaign's programs of these indexes and their expected buffers (a generator worker's task)."""
+    progs = [populate.generate(seed, i, policy) for i in indexes]
+    return progs, [reduce.expected(p) for p in progs]
+
+
+def _follow(parent: int) -> None:
+    """Start a generator worker: it ends with the campaign, even one killed outright (Linux: the kernel kills it
+    when its parent goes), and leaves Ctrl-C and hangups, which reach the terminal's whole process group, to the
+    campaign, which then ends it (with SIGTERM: ``Pool.terminate``)."""
+    for s in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux
+        pass
+    if os.getppid() != parent:  # the campaign went before the line above took effect
+        os._exit(0)
 
 
 @dataclass(**FROZEN)
@@ -111,47 +193,101 @@ class Campaign:
         self.lock = threading.Lock()
         self.suspects: list[dict] = []
         self.state_path = opts.out / "campaign.json"
-        self.results_path = opts.out / "programs.jsonl"
-        self.next_file = 0
-        self.scratch = Path(tempfile.mkdtemp(prefix="sg-fuzz-"))
+        self.results_path = opts.out / PROGRAMS
+        self.database = opts.out.parent / "findings.json"  # across campaigns (``triage.file_findings``)
+        self.done: set[int] = set()  # the programs programs.jsonl holds a record of
+        self.files: set[int] = set()  # and their files
+        self._scratch: Path | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=max(1, opts.jobs))  # reductions' builds and runs
+
+    @property
+    def scratch(self) -> Path:
+        """Return the campaign's scratch folder, made when first asked for (``close`` removes it)."""
+        with self.lock:
+            if self._scratch is None:
+                self._scratch = Path(tempfile.mkdtemp(prefix="sg-fuzz-"))
+            return self._scratch
+
+    def close(self) -> None:
+        """End the reductions' threads and remove the scratch folder."""
+        self.pool.shutdown(cancel_futures=True)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
     # ---- state
     def load_state(self) -> bool:
-        """Resume from the state file if there is one for this seed; return whether there was."""
+        """Take up what the campaign folder holds: what is done, the tally and the suspects from the records (the
+        truth), the time spent from the state file; return whether there was anything. Raises UsageError for
+        another campaign's folder, or a state field or record that is not as it must be."""
+        state, records = self._read_state(), self._read_records()
+        if state is None and not records:
+            return False
+        for r in records:
+            self._account(r)
+        self.tally.generated = len(records)
+        self.tally.seconds = state["tally"]["seconds"] if state else 0.0
+        return True
+
+    def _read_state(self) -> dict | None:
+        """Return the state file, checked; None where there is none, or it does not read back (said: the records
+        rebuild it)."""
         try:
             data = json.loads(self.state_path.read_text())
-        except (OSError, ValueError):
-            return False
-        if data.get("seed") != self.opts.seed or data.get("per_file") != self.opts.per_file:
-            raise UsageError(f"{self.state_path} is a campaign with seed {data.get('seed')!r} and "
-                             f"{data.get('per_file')} programs per file; use another --out")
-        self.next_file = data["next_file"]
-        self.tally = Tally(**data["tally"])
-        self.suspects = data.get("suspects", [])
-        return True
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            self.say(f"fuzz: {self.state_path} is unreadable ({exc}); the state is rebuilt from {self.results_path}")
+            return None
+        check_state(self.state_path, data)
+        if data["seed"] != self.opts.seed or data["per_file"] != self.opts.per_file:
+            raise UsageError(f"{self.state_path} is a campaign with seed {data['seed']!r} and "
+                             f"{data['per_file']} programs per file; use another --out")
+        return data
+
+    def _read_records(self) -> list[dict]:
+        """Return the records of programs.jsonl, one per program, after cutting off a last line that a stop left
+        half written; raise UsageError naming the file and line of a record of another shape or seed."""
+        if not self.results_path.exists():
+            return []
+        with open(self.results_path, "r+b") as fh:
+            _cut_partial_line(fh)
+        out = []
+        for number, r in _lines(self.results_path, ("index",)):
+            why = bad_field(r, RECORD_FIELDS)
+            if why is None and r["seed"] != self.opts.seed:
+                why = f"a program of seed {r['seed']!r}, not {self.opts.seed!r}: use another --out"
+            if why:
+                raise UsageError(f"{self.results_path}, line {number}: {why}")
+            out.append(r)
+        return out
+
+    def next_program(self) -> int:
+        """Return the first program not yet checked."""
+        return next(i for i in itertools.count() if i not in self.done)
 
     def state(self) -> dict:
         """Return what the state file holds (and the report page shows)."""
-        return {"seed": self.opts.seed, "per_file": self.opts.per_file, "next_file": self.next_file,
+        return {"seed": self.opts.seed, "per_file": self.opts.per_file,
+                "next_file": self.next_program() // self.opts.per_file,
                 "policy": self.opts.policy, "builds": list(self.opts.builds), "toolchain": self.tc.version_str,
                 "tally": dict(self.tally.__dict__), "suspects": self.suspects}
 
     def save_state(self) -> None:
-        tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.state(), indent=1))
-        os.replace(tmp, self.state_path)
+        write_json(self.state_path, self.state())
 
     # ---- one file of programs
     def check_file(self, index: int, programs: list, expected: list) -> list[dict]:
-        """Build one file of programs every way, run it, and return one record per program."""
+        """Build one file of programs every way, run it, and return one record per program (with nvcc's words
+        under ``failures`` for a build that made no module)."""
         folder = self.scratch / f"f{index}"
         source = emit.source(programs)
         records = [{"index": int(p.name[1:]), "seed": self.opts.seed, "policy": p.policy, "tags": list(p.tags),
                     "builds": {}, "host": {}} for p in programs]
         for build in self.builds:
-            for r, status in zip(records, self.build_and_run(build, programs, expected, folder, index, source)):
+            for r, (status, failure) in zip(records, self.build_and_run(build, programs, expected, folder, source)):
                 r["builds"][build.name] = status
+                if failure:
+                    r.setdefault("failures", {})[build.name] = failure
         if self.opts.host or self.runner is None:
             for name in self.opts.host_builds:
                 run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
@@ -164,29 +300,25 @@ class Campaign:
                     for r in records:
                         r["host"][name] = "no-build"
                         r["host_log"] = run.log[-1000:]
-        with self.lock:
-            self.tally.files += 1
-            self.tally.built += len(programs)
-            if self.runner is not None:
-                self.tally.ran += len(programs)
-            if self.opts.host or self.runner is None:
-                self.tally.host_checked += len(programs)
         return records
 
-    def build_and_run(self, build: DeviceBuild, programs: list, expected: list, folder: Path, index: int,
-                      source: str | None = None) -> list[str]:
-        """Return each program's status under one build. A file the compiler crashes on is split in halves
-        and built again, so one crashing program costs only itself."""
+    def build_and_run(self, build: DeviceBuild, programs: list, expected: list, folder: Path,
+                      source: str | None = None) -> list[tuple[str, dict | None]]:
+        """Return each program's status under one build, with nvcc's words where it made no module for that program
+        alone. A file the compiler crashes on is split in halves and built again, so one crashing program costs
+        only itself."""
         source = source if source is not None else emit.source(programs)
         built = modules.build_module(self.tc, build, source, folder, timeout=600, use_cache=self.opts.use_cache)
         if built.ok:
-            return self.run_module(built.module, programs, expected) if self.runner is not None else ["built"] * len(programs)
+            statuses = self.run_module(built.module, programs, expected) if self.runner is not None else \
+                ["built"] * len(programs)
+            return [(s, None) for s in statuses]
         if len(programs) == 1:
-            self._note_build_failure(index, build, built, programs[0])
-            return ["crashed" if built.crashed else "no-module"]
+            failure = {"kind": "crash" if built.crashed else "build", "log": built.log[-2000:], "argv": list(built.argv)}
+            return [("crashed" if built.crashed else "no-module", failure)]
         half = len(programs) // 2
-        return (self.build_and_run(build, programs[:half], expected[:half], folder / "a", index)
-                + self.build_and_run(build, programs[half:], expected[half:], folder / "b", index))
+        return (self.build_and_run(build, programs[:half], expected[:half], folder / "a")
+                + self.build_and_run(build, programs[half:], expected[half:], folder / "b"))
 
     def run_module(self, module: Path, programs: list, expected: list) -> list[str]:
         """Return each program's status in one module: ok, wrong, or the fault that stopped it."""
@@ -197,72 +329,71 @@ class Campaign:
             return [f"run-{result.status.value}: {result.detail}"[:300]]
         return ["ok" if got == want else "wrong" for got, want in zip(outs, expected)]
 
-    def _note_build_failure(self, index: int, build: DeviceBuild, built, program: ir.Program) -> None:
-        with self.lock:
-            self.tally.build_failures += 1
-            self.suspects.append({"kind": "crash" if built.crashed else "build", "file": index,
-                                  "index": int(program.name[1:]), "build": build.name, "log": built.log[-2000:],
-                                  "argv": list(built.argv)})
-
     # ---- the campaign
+    def _todo(self) -> Iterator[tuple[int, list[int]]]:
+        """Yield each file with programs not yet checked, in order, with those programs (none past ``max_programs``)."""
+        per, limit = self.opts.per_file, self.opts.max_programs
+        for f in itertools.count():
+            first, end = f * per, (f + 1) * per if limit is None else min((f + 1) * per, limit)
+            if first >= end:
+                return
+            todo = [i for i in range(first, end) if i not in self.done]
+            if todo:
+                yield f, todo
+
     def run(self) -> int:
-        """Run until the budget (or ``max_programs``) is spent; return how many programs were checked."""
+        """Check the programs not yet checked until the budget (or ``max_programs``) is spent; return how many
+        programs are checked in all. Records are appended in file order, a file's in one write."""
         o = self.opts
-        o.out.mkdir(parents=True, exist_ok=True)
-        resumed = self.load_state()
-        if resumed:
-            self.say(f"fuzz: resuming seed {o.seed!r} at program {self.next_file * o.per_file}")
+        if self.load_state():
+            self.say(f"fuzz: resuming seed {o.seed!r}: {len(self.done)} programs checked; "
+                     f"the first not checked is {self.next_program()}")
         start = time.monotonic()
         base_seconds = self.tally.seconds
         deadline = start + o.budget
+        todo = self._todo()
+        taken: deque[int] = deque()  # the files taken, in order: their records are appended in this order
         done_files: dict[int, list] = {}
-        gen_pool = cf.ProcessPoolExecutor(max_workers=max(1, o.jobs // 2))  # the producer of files to check
+        gens: dict[int, multiprocessing.pool.AsyncResult] = {}
+        gen_pool = multiprocessing.Pool(max(1, o.jobs // 2), initializer=_follow, initargs=(os.getpid(),))
         checks = Scheduler(lambda f: self.check_file(f.index, f.programs, f.expected), jobs=o.jobs,
                            key=lambda f: f.index)
-        gens: dict[int, cf.Future] = {}
         last = 0.0
         try:
-            def wanted(i: int) -> bool:
-                return o.max_programs is None or i * o.per_file < o.max_programs
-
-            nxt = self.next_file
             while True:
-                now = time.monotonic()
-                while len(gens) < o.jobs and now < deadline and wanted(nxt):
-                    count = o.per_file if o.max_programs is None else min(o.per_file, o.max_programs - nxt * o.per_file)
-                    gens[nxt] = gen_pool.submit(generate_file, o.seed, nxt * o.per_file, count, o.policy)
-                    nxt += 1
+                while len(gens) < o.jobs and time.monotonic() < deadline and (nxt := next(todo, None)):
+                    gens[nxt[0]] = gen_pool.apply_async(generate_file, (o.seed, nxt[1], o.policy))
+                    taken.append(nxt[0])
                 for i in sorted(gens):
-                    if gens[i].done() and len(checks) < o.jobs:
-                        progs, exp = gens.pop(i).result()
-                        with self.lock:
-                            self.tally.generated += len(progs)
+                    if gens[i].ready() and len(checks) < o.jobs:
+                        progs, exp = gens.pop(i).get()
+                        self.tally.generated += len(progs)
                         checks.add(ProgramFile(index=i, programs=progs, expected=exp))
-                if not checks and not gens:
-                    break
                 if checks:
                     checked = checks.poll(timeout=1.0)
                     if checked is not None:
                         done_files[checked.unit.index] = checked.result
-                else:
-                    cf.wait(list(gens.values()), timeout=1.0, return_when=cf.FIRST_COMPLETED)
-                while self.next_file in done_files:  # records and state advance in file order
-                    self._record(done_files.pop(self.next_file))
-                    self.next_file += 1
+                elif gens:
+                    gens[min(gens)].wait(timeout=1.0)
+                while taken and taken[0] in done_files:
+                    self._record(done_files.pop(taken.popleft()))
                     self.tally.seconds = base_seconds + time.monotonic() - start
                     self.save_state()
+                if not checks and not gens:
+                    break
                 if time.monotonic() - last > 5:
                     last = time.monotonic()
                     self.say(self.progress(time.monotonic() - start))
-                if time.monotonic() > deadline:
-                    for f in gens.values():
-                        f.cancel()
-                    gens = {i: f for i, f in gens.items() if not f.cancelled()}
+                if time.monotonic() > deadline:  # files still being generated are left for the next leg
+                    for i in [i for i, g in gens.items() if not g.ready()]:
+                        del gens[i]
+                        taken.remove(i)
         finally:
-            gen_pool.shutdown(cancel_futures=True)
-            checks.stop()
-        self.tally.seconds = base_seconds + time.monotonic() - start
-        self.save_state()
+            gen_pool.terminate()
+            checks.stop()  # a stop has killed the children of the checks still running: they end now
+            gen_pool.join()
+            self.tally.seconds = base_seconds + time.monotonic() - start
+            self.save_state()
         self.say(self.progress(time.monotonic() - start))
         return self.tally.generated
 
@@ -274,15 +405,29 @@ class Campaign:
                 f"{t.build_failures} build failures")
 
     def _record(self, records: list[dict]) -> None:
-        with open(self.results_path, "a") as fh:
-            for r in records:
-                fh.write(json.dumps(r) + "\n")
-                bad = [b for b, s in r["builds"].items() if s == "wrong" or s.startswith("run-")] + \
-                      [h for h, s in r["host"].items() if s in ("wrong", "undefined")]
-                if bad:
-                    self.tally.wrong += 1
-                    self.suspects.append({"kind": "wrong", "index": r["index"], "policy": r["policy"],
-                                          "bad": bad, "builds": r["builds"], "host": r["host"]})
+        """Append one file's records (one write: they land together or not at all) and count them."""
+        ResultsFile(self.opts.out, PROGRAMS).append_all(records)
+        for r in records:
+            self._account(r)
+
+    def _account(self, r: dict) -> None:
+        """Count one program's record in the tally, and keep what went wrong in it as suspects."""
+        t, per = self.tally, self.opts.per_file
+        self.done.add(r["index"])
+        self.files.add(r["index"] // per)
+        t.built, t.files = len(self.done), len(self.files)
+        t.ran += any(s in ("ok", "wrong") or s.startswith("run-") for s in r["builds"].values())
+        t.host_checked += bool(r["host"])
+        bad = [b for b, s in r["builds"].items() if s == "wrong" or s.startswith("run-")] + \
+              [h for h, s in r["host"].items() if s in ("wrong", "undefined")]
+        if bad:
+            t.wrong += 1
+            self.suspects.append({"kind": "wrong", "index": r["index"], "policy": r.get("policy"),
+                                  "bad": bad, "builds": r["builds"], "host": r["host"]})
+        for build, failure in (r.get("failures") or {}).items():
+            t.build_failures += 1
+            self.suspects.append({"kind": failure["kind"], "file": r["index"] // per, "index": r["index"],
+                                  "build": build, "log": failure["log"], "argv": failure["argv"]})
 
     # ---- after the budget: what was found
     def investigate(self, per_signature: int = 3) -> list[dict]:
@@ -306,13 +451,13 @@ class Campaign:
             if kind != "build" and n > limit:
                 findings.append({"kind": "repeat", "failing": list(sig) if kind == "wrong" else [sig],
                                  "count": n - limit, "of": kind})
-        filed = triage.file_findings(self.opts.out.parent / "findings.json",
-                                     [f for f in findings if f["kind"] in ("wrong-code", "crash")], self.opts.seed)
+        filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in ("wrong-code", "crash")],
+                                     self.opts.seed, say=self.say)
         return filed + [f for f in findings if f["kind"] not in ("wrong-code", "crash")]
 
     def _investigate_one(self, s: dict, deadline: float) -> dict | None:
         """Investigate one suspect; its finding is appended to ``investigated.jsonl`` as soon as it is known,
-        and a harness error becomes a finding of kind ``error`` (never a lost result)."""
+        and a harness error becomes a finding of kind ``error`` (never a lost result); a stop is neither."""
         if time.monotonic() > deadline or "index" not in s:
             return None
         try:
@@ -322,6 +467,8 @@ class Campaign:
             else:
                 self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(s['bad'])})")
                 found = triage.investigate(self, s, deadline)
+        except procs.Stopped:
+            return None
         except Exception as exc:  # noqa: BLE001 - one suspect's harness error must not lose the others
             import traceback
             found = dict(s, kind="error", error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()[-3000:])
@@ -329,6 +476,7 @@ class Campaign:
             with self.lock, open(self.opts.out / "investigated.jsonl", "a") as fh:
                 fh.write(json.dumps(found) + "\n")
         return found
+
 
 def parse_budget(text: str) -> float:
     """Return seconds for a budget such as ``90``, ``90s``, ``10m`` or ``1h``."""
@@ -341,17 +489,56 @@ def parse_budget(text: str) -> float:
 
 
 def fuzz_command(args) -> int:
-    """``suitegen fuzz``: run (or resume) a campaign, then confirm, reduce and file what it found."""
-    from suitegen.compilers import registry, toolchain
-    from suitegen.execute.gpus import GpuPool, detect_gpu
-    from suitegen.report import fuzz_page
-    from suitegen.synth.policies import POLICIES
+    """``suitegen fuzz``: run (or resume) a campaign, then confirm, reduce and file what it found. A stop signal
+    (Ctrl-C, SIGTERM, SIGHUP) ends it cleanly (``_stop``), with status 128 + the signal."""
     if args.invalid:
         return invalid_command(args)
     if args.releases:
         return releases_command(args)
     if args.save:
         return save_command(args)
+    try:
+        with _stop_signals():
+            tc, opts = _campaign_options(args)
+            with RunLock(opts.out, "suitegen fuzz"):
+                runner = _gpu_runner(args.no_gpu)
+                campaign = Campaign(tc, opts, runner)
+                try:
+                    return _campaign(args, campaign)
+                finally:
+                    campaign.close()
+                    if runner is not None:
+                        runner.close()
+    except StopRun as stop:  # before the campaign began (probing the toolchain, say)
+        procs.stop_all()
+        print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+        return 128 + stop.signum
+
+
+@contextlib.contextmanager
+def _stop_signals():
+    """Within the block a stop signal raises ``StopRun`` (``_stop``); the handlers it replaced come back after."""
+    previous = {s: signal.signal(s, _stop) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _stop(signum, frame) -> None:
+    """Handle a stop signal: ignore any later one (the clean-up must not be cut short), kill every child now (from
+    a thread: this one may hold the children's lock) and raise ``StopRun``."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    threading.Thread(target=procs.stop_all, daemon=True).start()
+    raise StopRun(signum)
+
+
+def _campaign_options(args) -> tuple[Toolchain, Options]:
+    """Return the toolchain and the campaign's options; raise UsageError for a bad one."""
+    from suitegen.compilers import archs, registry, toolchain
+    from suitegen.synth.policies import POLICIES
     if args.policy and args.policy not in POLICIES:
         raise UsageError(f"--policy {args.policy!r}: known policies are {', '.join(sorted(POLICIES))}")
     builds = tuple(b for b in args.builds.split(",") if b)
@@ -359,43 +546,63 @@ def fuzz_command(args) -> int:
     if unknown:
         raise UsageError(f"--builds: unknown {', '.join(unknown)} (known: {', '.join(BUILDS)})")
     tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
+    archs.check([tc], [args.arch])  # as run --arch: a target the toolchain does not list is a usage error
     for b in builds:  # NVRTC has no option for some builds: say so before the campaign starts
         BUILDS[b].argv(tc, "fuzz.cu", "fuzz.out")
-    out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
-    runner = None
-    if not args.no_gpu:
-        gpu = detect_gpu()
-        if gpu.available:
-            try:
-                import cupy  # noqa: F401
-                from suitegen.execute.fatbin import FatbinRunner
-                runner = FatbinRunner(GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices), 120.0)
-                print(f"fuzz: running programs on {gpu.devices[0]}")
-            except ImportError:
-                print("fuzz: a GPU is here but cupy is not importable (pip install -e '.[gpu]'): host checks only")
-        else:
-            print(f"fuzz: no GPU ({gpu.reason}): programs are checked on the host against the model, "
-                  "and built for compiler crashes")
     hosts = tuple(h for h in args.host_builds.split(",") if h)
     if any(h not in host_check.HOST_BUILDS for h in hosts) or not hosts:
         raise UsageError(f"--host-builds {args.host_builds!r}: known {', '.join(host_check.HOST_BUILDS)}")
-    opts = Options(seed=args.seed, host_builds=hosts, budget=parse_budget(args.budget), out=out, builds=builds, policy=args.policy,
-                   per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2,
-                   host=args.host, arch=args.arch, reduce=not args.no_reduce,
-                   reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
-    campaign = Campaign(tc, opts, runner)
+    return tc, Options(seed=args.seed, host_builds=hosts, budget=parse_budget(args.budget), out=_folder(args),
+                       builds=builds, policy=args.policy, per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2,
+                       host=args.host, arch=args.arch, reduce=not args.no_reduce,
+                       reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
+
+
+def _folder(args) -> Path:
+    """Return the campaign's folder: ``--out``, else ``reports/fuzz/seed-SEED``."""
+    return Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
+
+
+def _gpu_runner(no_gpu: bool):
+    """Return the runner of programs on the GPU (None without one, or without cupy), saying which."""
+    from suitegen.execute.gpus import GpuPool, detect_gpu
+    if no_gpu:
+        return None
+    gpu = detect_gpu()
+    if not gpu.available:
+        print(f"fuzz: no GPU ({gpu.reason}): programs are checked on the host against the model, "
+              "and built for compiler crashes")
+        return None
     try:
+        import cupy  # noqa: F401
+        from suitegen.execute.fatbin import FatbinRunner
+    except ImportError:
+        print("fuzz: a GPU is here but cupy is not importable (pip install -e '.[gpu]'): host checks only")
+        return None
+    print(f"fuzz: running programs on {gpu.devices[0]}")
+    return FatbinRunner(GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices), 120.0)
+
+
+def _campaign(args, campaign: Campaign) -> int:
+    """Run the campaign (or investigate ``--programs``), then file what it found and write its page; return the
+    exit status. A stopped campaign writes its page too (with the findings of its last whole leg) and says how
+    to go on."""
+    from suitegen.report import fuzz_page
+    out = campaign.opts.out
+    try:
+        triage.check_database(campaign.database, say=campaign.say)  # a damaged one is kept aside now, and said
         if args.programs:  # no campaign: these programs of the seed are confirmed and reduced now
-            out.mkdir(parents=True, exist_ok=True)
             campaign.suspects = [{"kind": "wrong", "index": i, "bad": ["named"]} for i in args.programs]
             findings = campaign.investigate(per_signature=len(args.programs))
         else:
             campaign.run()
             findings = campaign.investigate()
-    finally:
-        campaign.pool.shutdown(cancel_futures=True)
-        if runner is not None:
-            runner.close()
+    except StopRun as stop:
+        procs.stop_all()  # every child has ended before the page is written
+        page = fuzz_page.write(out, campaign.state(), saved_findings(out) or [])
+        print(f"fuzz: stopped by {signal.Signals(stop.signum).name}; {len(campaign.done)} programs checked are "
+              f"kept in {campaign.results_path}; report {page}. Continue with: {resume_command(args)}", file=sys.stderr)
+        return 128 + stop.signum
     page = fuzz_page.write(out, campaign.state(), findings)
     new = [f for f in findings if f["kind"] in ("wrong-code", "crash", "build") and not f.get("known")]
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
@@ -404,6 +611,30 @@ def fuzz_command(args) -> int:
             print(f"  {'known' if f['known'] else 'NEW'} {f['stage']}: wrong under {', '.join(f['failing'])} "
                   f"(program {f['index']}, {f['lines']} lines) -> {out / 'repro' / f['bucket']}")
     return 1 if new else 0
+
+
+def resume_command(args) -> str:
+    """Return the command that continues a stopped campaign: this one, each of its options spelled out."""
+    words = ["fuzz", "--seed", args.seed, "--out", str(_folder(args)), "--budget", args.budget, "--builds",
+             args.builds, "--host-builds", args.host_builds, "--per-file", str(args.per_file), "--arch", args.arch,
+             "--reduce-budget", args.reduce_budget]
+    for flag, value in (("--nvcc", args.nvcc), ("--policy", args.policy), ("--max-programs", args.max_programs),
+                        ("-j", args.jobs or None), ("--programs", ",".join(map(str, args.programs or ())) or None)):
+        if value is not None:
+            words += [flag, str(value)]
+    words += [flag for flag, on in (("--no-gpu", args.no_gpu), ("--host", args.host), ("--no-reduce", args.no_reduce))
+              if on]
+    return f"{invocation()} {shlex.join(words)}"
+
+
+def saved_findings(out: Path) -> list[dict] | None:
+    """Return the findings a campaign's last whole leg wrote (``out/findings.json``), or None where there are none
+    or they do not read back as a list of findings."""
+    try:
+        found = json.loads((out / "findings.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, list) and all(isinstance(f, dict) for f in found) else None
 
 
 def invalid_command(args) -> int:
@@ -431,11 +662,11 @@ def save_command(args) -> int:
     from suitegen import resources
     from suitegen.engine import regression
     from suitegen.oracle import loader
-    out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
-    try:
-        findings = {f.get("bucket"): f for f in json.loads((out / "findings.json").read_text())}
-    except (OSError, ValueError):
-        raise UsageError(f"--save: {out / 'findings.json'} is missing: run the campaign first") from None
+    out = _folder(args)
+    saved = saved_findings(out)
+    if saved is None:
+        raise UsageError(f"--save: {out / 'findings.json'} is missing or damaged: run the campaign first")
+    findings = {f.get("bucket"): f for f in saved}
     for bucket in args.save.split(","):
         if bucket not in findings:
             raise UsageError(f"--save: no finding {bucket!r} in {out / 'findings.json'} "
@@ -460,12 +691,11 @@ def releases_command(args) -> int:
     from suitegen.engine import releases as bisect
     from suitegen.execute.gpus import GpuPool, detect_gpu
     low, _, high = args.releases.partition("..")
-    out = Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
-    try:
-        findings = [f for f in json.loads((out / "findings.json").read_text())
-                    if f["kind"] in ("wrong-code", "crash") and f.get("reproducer")]
-    except (OSError, ValueError):
-        raise UsageError(f"--releases: {out / 'findings.json'} is missing: run the campaign first") from None
+    out = _folder(args)
+    saved = saved_findings(out)
+    if saved is None:
+        raise UsageError(f"--releases: {out / 'findings.json'} is missing or damaged: run the campaign first")
+    findings = [f for f in saved if f.get("kind") in ("wrong-code", "crash") and f.get("reproducer")]
     runner, gpu = None, detect_gpu()
     if gpu.available and not args.no_gpu:
         from suitegen.execute.fatbin import FatbinRunner
@@ -482,6 +712,7 @@ def releases_command(args) -> int:
     try:
         versions, changes, judged = bisect.bisect(low, high or low, run, out / "releases")
     finally:
+        campaign.close()
         if runner is not None:
             runner.close()
     text = [f"{judged} findings over {len(versions)} releases ({', '.join(versions)}):"]

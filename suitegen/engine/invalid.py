@@ -20,7 +20,7 @@ from suitegen import procs
 from suitegen.compilers import diagnostics
 from suitegen.cases.render import Renderer
 from suitegen.model import FROZEN, PHASE_GROUPS, Diagnostic, Expectation, UsageError
-from suitegen.oracle import loader
+from suitegen.oracle import fields, loader
 from suitegen.synth import inject as inj
 
 FLAGS = ("-std=c++17", "-arch=sm_90")
@@ -71,10 +71,10 @@ def decide(out: procs.Completed, exp: Expectation, file: str, line: int | None) 
     if parsed.crash:
         return Outcome(verdict="FAIL", what="crash", detail=_show(errors or diags), command=cmd, diagnostics=diags)
     if out.returncode == 0:
-        warned = [d for d in diags if re.search(exp.diagnostic or "", d.message, re.I)]
+        warned = [d for d in diags if fields.search(exp.diagnostic or "", d.message, re.I)]
         return Outcome(verdict="FAIL", what="accepted", detail=_show(warned), command=cmd, diagnostics=diags)
     groups = PHASE_GROUPS[exp.phase] if exp.phase else None
-    ours = [d for d in errors if re.search(exp.diagnostic or "", d.message, re.I)
+    ours = [d for d in errors if fields.search(exp.diagnostic or "", d.message, re.I)
             and (groups is None or d.phase in groups)]
     here = [d for d in ours if line is None or d.line is None
             or (PurePath(d.file or "").name == file and d.line == line)]

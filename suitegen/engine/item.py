@@ -1,6 +1,7 @@
 """Items: prepare, build, run on the GPU, judge. One (case, config) alone, or many of one config batched."""
 from __future__ import annotations
 
+import functools
 import re
 import tempfile
 import traceback
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
+from suitegen.cases.render import Renderer
 from suitegen.compilers import backends, batch
 from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build, stopped_at_front_end
 from suitegen.engine.scheduler import Scheduler
@@ -18,9 +20,12 @@ from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
 from suitegen.judge.behaviour import AfterBuild, with_behaviour
 from suitegen.judge.deviations import covering
-from suitegen.judge.verdicts import Preparation, Twin, expectation_for, make_env, prepare, valid_dialects, verdict
+from suitegen.judge.verdicts import (NEGATIVE, Preparation, Twin, dialect_twin, expectation_for, make_env, prepare,
+                                     program_twin, unsupported_here, valid_dialects, verdict)
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect,
-                            Judgement, Mode, Outcome, PHASE_GROUPS, Phase, Record, Verdict, digest)
+                            Judgement, Mode, Outcome, PHASE_GROUPS, Phase, Record, Rule, Variant, Verdict, digest)
+from suitegen.oracle import fields
+from suitegen.oracle.conditions import Env
 
 BATCH_SIZE = 512  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part (256
 # against 128, measured: a nightly on the H100 2,707 -> 2,614 core-s; quick here 64 -> 61; 512 against 256, with the
@@ -40,7 +45,7 @@ class Unit:
     cases: tuple[Case, ...]
     why: str = ""
     tried: tuple[str, ...] = ()
-    twins: bool = False  # a batch of diagnose items' twins (``twin_units``): it judges nothing
+    twins: bool = False  # a batch of negative items' valid twins (``twin_units``): it judges nothing
     wider: Config | None = None  # a config of the run for more targets whose build may stand for this batch's
 
     def __str__(self) -> str:
@@ -109,7 +114,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     every = list(dict.fromkeys(config for _, config in items))
     for key, cases in groups.items():
         accept = key[-1] in ((), (RUNS,))  # the expected side ends the group key
-        limit = size if accept else min(size, REJECT_BATCH_SIZE)
+        limit = min(size if accept else min(size, REJECT_BATCH_SIZE), *(c.variant.batch_limit or size for c in cases))
         if accept:  # members that include the same system headers side by side: each batch pays for its own
             cases.sort(key=batch.headers)  # (stable; rejected members stay in plan order: ``_stops_the_build``)
         wide = wider(configs[key], every) if key[-1] == () and key[1] is Mode.COMPILE else None
@@ -278,65 +283,98 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
 
 
 def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:
-    """Build a diagnose case's program in the nearest dialect where it is valid that the toolchain honours (or
-    take it from the run's twin batches, ``run_twins``); None if it is not a diagnose case with a twin, or no
-    such dialect is honoured."""
-    other = twin_config(session, case, config, prep)
-    if other is None:
+    """Build a negative item's valid twin (``twin_item``), or take it from the run's twin batches (``run_twins``);
+    None if it has none."""
+    planned = twin_item(session, case, config, prep)
+    if planned is None:
         return None
-    result = session.twins.get((case.key, other.key))  # waits where a twin batch is building it
+    program, other = planned
+    result = session.twins.get((program.key, other.key))  # waits where a twin batch is building it
     if result is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-twin-") as tmp:
-            result = compile_case(case, other, Path(tmp), timeout=session.options.timeout,
+            result = compile_case(program, other, Path(tmp), timeout=session.options.timeout,
                                   cached=not session.options.no_cache)
-    return Twin(std=other.std, result=result)
+    return Twin(std=other.std, result=result, variant="" if program is case else program.variant.name)
 
 
-def twin_config(session: Session, case: Case, config: Config, prep: Preparation) -> Config | None:
-    """Return the config a diagnose case's twin is built under: the nearest dialect where its program is valid
-    that the toolchain honours; None if it has none."""
-    if prep.expectation is None or prep.expectation.expect is not Expect.DIAGNOSE:
+def twin_item(session: Session, case: Case, config: Config, prep: Preparation) -> tuple[Case, Config] | None:
+    """Return what a negative item's valid twin builds, and under which config (``_twin_plan``, probing the
+    dialects); None if the item is not negative here or has no twin."""
+    if prep.expectation is None or prep.expectation.expect not in NEGATIVE:
         return None
-    return next((other for std in valid_dialects(case, prep.env)
-                 if session.unhonoured(other := replace(config, std=std), case) is None), None)
+    return _twin_plan(session, case, config, prep.env, probe=True)
+
+
+def _twin_plan(session: Session, case: Case, config: Config, env: Env, probe: bool) -> tuple[Case, Config] | None:
+    """Return (program, config) of a negative case's valid twin (``verdicts.Twin``): its own program in the nearest
+    dialect where it is valid (``probe``: that the toolchain honours; else the nearest, as a plan), else its rule's
+    valid variant but for one param in its own config (``verdicts.program_twin``); None if it has neither."""
+    if dialect_twin(case) is not None:
+        for std in valid_dialects(case, env):
+            other = replace(config, std=std)
+            if not probe or session.unhonoured(other, case) is None:
+                return case, other
+        return None
+    variant = program_twin(case, env)
+    if variant is None:
+        return None
+    program = _case_of(session.options.templates, case.rule, variant)
+    return (program, config) if unsupported_here(program, config, env) is None else None
+
+
+_cases: dict[tuple[int, str], Case] = {}  # (id of a rule, variant name) -> its case, which holds that rule
+
+
+def _case_of(templates, rule: Rule, variant: Variant) -> Case:
+    """Return the case of a rule's variant, rendered once per rule (a valid twin of many negative items)."""
+    held = _cases.get((id(rule), variant.name))
+    if held is None or held.rule is not rule:
+        held = _cases[(id(rule), variant.name)] = _renderer(templates).render(rule, variant)
+    return held
+
+
+@functools.lru_cache(maxsize=8)
+def _renderer(templates) -> Renderer:
+    return Renderer(templates)
 
 
 def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
-    """Return batches of the twins that the diagnose items among ``work`` will need (alone or batched), one per
-    twin config (and batch group): a run builds them first, so those items take their twins from them
-    (``run_twins``).
+    """Return batches of the valid twins that the negative items among ``work`` will need (alone or batched), one
+    per twin config (batch group and expected side): a run builds them first, so those items take their twins
+    from them (``run_twins``).
 
-    Planned without probing a config: the twin is taken to be built in the nearest dialect where the program is
-    valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone."""
+    Planned without probing a config: a twin of the same program is taken to be built in the nearest dialect where
+    it is valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone."""
     pairs = []
     every = [(case, unit.config) for unit in work for case in unit.cases] if session.options.batch != "off" else []
     for case, config in every:
-        if case.variant.valid_in is None or not backends.of(config.toolchain.kind).batches or not batch.batchable(case):
-            continue  # no twin (``valid_dialects``), or not batched
-        env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
-        if expectation_for(case, env).expect is not Expect.DIAGNOSE:
+        if not backends.of(config.toolchain.kind).batches:
             continue
-        nearest = valid_dialects(case, env)[:1]
-        if nearest:
-            pairs.append((case, replace(config, std=nearest[0])))
+        env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
+        planned = (_twin_plan(session, case, config, env, probe=False)
+                   if expectation_for(case, env).expect in NEGATIVE else None)
+        if planned is not None and batch.batchable(planned[0]):
+            pairs.append(planned)
     return _twin_batches(session, pairs)
 
 
 def _unplanned_twins(session: Session, cases: Sequence[Case], config: Config, preps: dict[str, Preparation]) -> None:
-    """Build together the twins a batch's diagnose members need that no twin batch of the run holds (where the
+    """Build together the twins a batch's negative members need that no twin batch of the run holds (where the
     run did not plan them: the pytest plugin's units, say), so its members do not build them one by one."""
-    pairs = [(case, other) for case in cases if (other := twin_config(session, case, config, preps[case.key]))
-             is not None and not session.twins.planned((case.key, other.key))]
+    pairs = [planned for case in cases if (planned := twin_item(session, case, config, preps[case.key])) is not None
+             and batch.batchable(planned[0]) and not session.twins.planned((planned[0].key, planned[1].key))]
     for unit in _twin_batches(session, pairs):
         run_twins(session, unit)
 
 
 def _twin_batches(session: Session, pairs: Sequence[tuple[Case, Config]]) -> list[Unit]:
-    """Return the twin batches of (case, twin config) pairs: one per twin config and batch group, of two members
-    or more; the session expects their twins (``Twins.expect``)."""
+    """Return the twin batches of (program, twin config) pairs: one per twin config, batch group and expected side
+    (a twin a recorded deviation sees rejected would leave its batch's others uncertain), of two members or more;
+    the session expects their twins (``Twins.expect``)."""
     groups: dict[tuple, tuple[Config, dict[str, Case]]] = {}
     for case, other in pairs:
-        groups.setdefault(batch.group_key(case, other), (other, {}))[1].setdefault(case.key, case)
+        side = expected_side(case, other, session.oracle.deviations)
+        groups.setdefault((*batch.group_key(case, other), side), (other, {}))[1].setdefault(case.key, case)
     out = []
     for other, by_key in groups.values():
         cases = list(by_key.values())
@@ -669,7 +707,7 @@ def _again(result, cases, rest, out, hints, peeling, stopped: set[str] | None = 
 
 def _matches(pattern: str, message: str) -> bool:
     try:
-        return re.search(pattern, message, re.I) is not None
+        return fields.search(pattern, message, re.I)
     except re.error:
         return False
 

@@ -6,7 +6,8 @@ import tomllib
 from pathlib import Path
 
 from suitegen import resources
-from suitegen.model import FlagSet, Profile, Std, UsageError, arch_number
+from suitegen.oracle import fields
+from suitegen.model import CorpusSpec, FlagSet, Profile, Std, UsageError, arch_number
 
 
 def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
@@ -19,7 +20,7 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
     out = {}
     for name, raw in data.get("profile", {}).items():
         where = f"{path}: profile {name!r}"
-        unknown = set(raw) - {"description", "std", "arch", "flagset"}
+        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated"}
         if unknown:
             raise UsageError(f"{where}: unknown field {sorted(unknown)[0]!r}")
         try:
@@ -31,11 +32,39 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
             raise UsageError(f"{where}: {exc}") from None
         flagsets = tuple(FlagSet(flags=tuple(shlex.split(f.get("flags", ""))),
                                  sections=tuple(f.get("sections", ()))) for f in raw.get("flagset", [{}]))
+        for fs in flagsets:
+            problem = fields.flag_problem(fs.flags)
+            if problem:
+                raise UsageError(f"{where}: field 'flags': {problem}")
         out[name] = Profile(name=name, stds=stds, archs=archs, flagsets=flagsets,
-                            description=raw.get("description", ""))
+                            description=raw.get("description", ""), generated=_corpus(raw.get("generated"), where))
     if not out:
         raise UsageError(f"{path}: no [profile.NAME] tables")
     return out
+
+
+def _corpus(raw, where: str) -> CorpusSpec | None:
+    """Return a profile's ``[profile.NAME.generated]`` table (seed, count, and optionally std and arch)."""
+    if raw is None:
+        return None
+    where = f"{where}: generated"
+    unknown = set(raw) - {"seed", "count", "std", "arch", "invalid"} if isinstance(raw, dict) else {"(not a table)"}
+    if unknown:
+        raise UsageError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+    for name in ("count", "invalid"):
+        value = raw.get(name, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise UsageError(f"{where}: {name} must be a whole number >= 0, not {value!r}")
+    from suitegen.engine.generated import check_seed
+    check_seed(raw.get("seed"), f"{where}: seed")
+    try:
+        stds = tuple(Std.parse(s).value for s in raw.get("std", ()))
+        archs = tuple(raw.get("arch", ()))
+        for a in archs:
+            arch_number(a)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return CorpusSpec(seed=raw["seed"], count=raw.get("count", 0), stds=stds, archs=archs, invalid=raw.get("invalid", 0))
 
 
 def profile(name: str, path: Path | str | None = None) -> Profile:

@@ -4,11 +4,55 @@ matrix. Stdlib only: the plugin imports this in every pytest session.
 """
 from __future__ import annotations
 
+import argparse
+import math
 import shlex
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 PLUGIN_PREFIX = "suitegen-"
+
+
+def count(text: str) -> int:
+    """Return a whole number of at least 1 (an argparse type: ``-j``, ``--per-file``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number, at least 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    """Return a number of seconds above 0 (an argparse type: ``--timeout``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
+    return value
+
+
+def word(text: str) -> str:
+    """Return a value that is not blank (an argparse type: ``--seed``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a value, not nothing")
+    return text
+
+
+def checked(check: Callable[[str], Any]) -> Callable[[str], str]:
+    """Return an argparse type that gives a value as written once ``check`` takes it; the ValueError ``check``
+    raises (a UsageError is one) is the message argparse prints after the option's name."""
+    def typed(text: str) -> str:
+        try:
+            check(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    typed.__name__ = check.__name__
+    return typed
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -51,8 +95,8 @@ OPTIONS: tuple[Option, ...] = (
            commands=MATRIX | {"rules", "report"}),
     Option(name="templates", metavar="DIR", help="templates folder (default: the built-in templates)",
            commands=MATRIX | {"rules"}),
-    Option(name="timeout", type=float, help="seconds per compile (default 120)"),
-    Option(name="exec-timeout", type=float, help="seconds per program run on the GPU (default 60)"),
+    Option(name="timeout", type=seconds, help="seconds per compile (default 120)"),
+    Option(name="exec-timeout", type=seconds, help="seconds per program run on the GPU (default 60)"),
     Option(name="no-exec", action="store_true", default=False, help="compile only; never run on a GPU"),
     Option(name="batch", choices=("on", "off"), help="build compile-only cases of one config in shared "
            "translation units (default on); off: every item alone, the reference path"),
@@ -62,6 +106,10 @@ OPTIONS: tuple[Option, ...] = (
            "it in DIR with the toolchains' identities; nothing runs here: carry DIR to a GPU machine"),
     Option(name="builds-from", metavar="DIR", help="take every build from DIR (written by --builds-to) instead of "
            "compiling, and run them here: for a compiler this machine lacks"),
+    Option(name="generated", type=int, metavar="N", help="generated programs in the run (default: the profile's; "
+           "0: none): programs 0..N-1 of the corpus seed, each judged against the model that made it"),
+    Option(name="generated-seed", metavar="SEED", help="the generated corpus's seed (default: the profile's); "
+           "one seed gives the same programs on every machine and toolkit"),
     Option(name="allow-xpass", action="store_true", default=False,
            help="report XPASS (a known deviation that no longer shows) without failing: for exploratory runs"),
 )
@@ -89,6 +137,8 @@ class RunOptions:
     builds_to: str | None = None
     builds_from: str | None = None
     allow_xpass: bool = False
+    generated: int | None = None  # the corpus's size (None: the profile's)
+    generated_seed: str | None = None
 
 
 def to_json(opts: RunOptions) -> dict:
@@ -108,6 +158,35 @@ def given(opts: RunOptions, saved: RunOptions) -> RunOptions:
     default = RunOptions()
     return replace(opts, **{k: getattr(saved, k) for k in RunOptions.__dataclass_fields__
                             if getattr(opts, k) == getattr(default, k)})
+
+
+# What a resumed run may give anew: how it builds and reports, not what it judges. Every other option is the run's
+# own, so an option added later is one a resume keeps unless it is named here.
+HOW = frozenset({"timeout", "exec_timeout", "batch", "no_cache", "allow_xpass"})
+
+
+def selection(opts: RunOptions) -> dict:
+    """Return the options that choose what a run judges (all but ``HOW``): name -> value, None where ``opts``
+    leaves it at its default."""
+    default = RunOptions()
+    return {k: None if getattr(opts, k) == getattr(default, k) else getattr(opts, k)
+            for k in RunOptions.__dataclass_fields__ if k not in HOW}
+
+
+def conflicts(given: dict, saved: dict) -> list[str]:
+    """Return each option that ``given`` (name -> value, None: not given) sets to another value than ``saved``
+    has, in words: ``--std c++20 (the run's: none)``."""
+    return [f"--{k.replace('_', '-')} {_shown(v)} (the run's: {_shown(saved.get(k))})"
+            for k, v in given.items() if v is not None and v != saved.get(k)]
+
+
+def _shown(value: Any) -> str:
+    """Return an option's value in words: a list comma-separated, a switch on or off, nothing as none."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value)) or "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return "none" if value is None else str(value)
 
 
 def add_arguments(parser, command: str) -> None:
@@ -168,6 +247,28 @@ def resolve_profile(opts: RunOptions, base=None):
     prof = base if base is not None and not opts.profile else matrix.profile(opts.profile or "default", opts.matrix)
     flagsets = prof.flagsets
     if opts.flags:
+        from suitegen.model import UsageError
+        from suitegen.oracle.fields import flag_problem
         flagsets = tuple(FlagSet(flags=tuple(shlex.split(f))) for f in opts.flags)
+        problem = next((p for fs in flagsets if (p := flag_problem(fs.flags))), None)
+        if problem:
+            raise UsageError(f"--flags: {problem}")
     return replace(prof, stds=tuple(parse_list(opts.std, prof.stds)), archs=tuple(parse_list(opts.arch, prof.archs)),
-                   flagsets=flagsets)
+                   flagsets=flagsets, generated=_corpus(opts, prof))
+
+
+def _corpus(opts: RunOptions, prof):
+    """Return the generated corpus the options ask for: the profile's, with ``--generated``/``--generated-seed``
+    for its size and seed; ``--std``/``--arch`` replace its dialects and targets as they do the profile's. A run of
+    an oracle of one's own (``--oracle``) judges its rules alone unless ``--generated`` asks for programs."""
+    from suitegen.engine.generated import check_seed
+    from suitegen.model import CorpusSpec, UsageError
+    spec = prof.generated or CorpusSpec(seed="g1", count=0)
+    if opts.generated is not None and opts.generated < 0:
+        raise UsageError(f"--generated {opts.generated}: expected a number of programs >= 0")
+    spec = replace(spec, count=spec.count if opts.generated is None else opts.generated,
+                   seed=check_seed(opts.generated_seed) if opts.generated_seed is not None else spec.seed,
+                   stds=() if opts.std else spec.stds, archs=() if opts.arch else spec.archs)
+    if opts.generated == 0 or (opts.oracle and opts.generated is None):
+        spec = replace(spec, count=0, invalid=0)
+    return spec if spec.count or spec.invalid else None

@@ -7,6 +7,7 @@ behaviour shows as a FAIL or an XPASS. The rules stay as the guide says: nothing
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import tomllib
@@ -14,9 +15,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
 
+from suitegen.compilers.diagnostics import fixed_words
 from suitegen.model import ExecStatus, Record, UsageError, Verdict
-
-QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # names in a message (a variable, a type): they vary per variant
+from suitegen.oracle import fields
 
 
 def _s(text: str) -> str:
@@ -29,7 +30,7 @@ def evidence(record: Record) -> tuple[str, str]:
     first = record.observed.first_diagnostic() if record.observed else None
     if first is None:
         return "", ""
-    parts = [re.escape(p.strip()) for p in QUOTED.split(first.message) if p.strip()]
+    parts = [re.escape(p) for p in fixed_words(first.message)]
     match = ".*".join(parts) if parts else re.escape(first.message)  # a message that is all one quote
     return f"[{first.phase.value}] {first.message}", match[:200]
 
@@ -52,9 +53,25 @@ def deviation(record: Record, seen: str) -> dict | None:
     return out
 
 
+def check_phases(path: Path, held: list[dict], records: Iterable[Record]) -> None:
+    """Raise UsageError naming the first deviation of ``path`` whose phase is not the stage that rejected a FAIL
+    record it covers with its recorded evidence (its outcome, a diagnostic its match finds): a FAIL is judged on
+    the item's own command, so that stage is the one to record."""
+    for r in records:
+        seen = r.observed.phase.value if r.verdict is Verdict.FAIL and r.observed and r.observed.phase else None
+        for dev in held if seen else ():
+            if (dev.get("rule") == r.rule and dev.get("phase") not in (None, seen)
+                    and dev.get("observed") == r.observed.outcome.value and dev.get("match")
+                    and any(fnmatch.fnmatchcase(r.variant, g) for g in dev.get("variants", ["*"]))
+                    and any(fields.search(dev["match"], d.message) for d in r.observed.diagnostics)):
+                raise UsageError(f"{path}: rule {r.rule!r} variant {r.variant!r}: phase {dev['phase']!r} is recorded, "
+                                 f"but {r.config_id} saw it rejected by {seen!r}: correct the deviation's phase")
+
+
 def write(records: Iterable[Record], folder: Path, compiler: str, when: str, seen: str) -> list[Path]:
     """Write one deviations file per section of the FAIL records; return the files written. A section's file that
     exists keeps what it holds and gains the variants it lacks (a GPU run adds its run deviations, say)."""
+    records = list(records)
     by_section: dict[str, dict[tuple, dict]] = defaultdict(dict)
     for r in records:
         dev = deviation(r, seen) if r.verdict is Verdict.FAIL and r.observed else None
@@ -73,6 +90,7 @@ def write(records: Iterable[Record], folder: Path, compiler: str, when: str, see
             if held.get("compiler", "nvcc") != compiler or held.get("when") != when:
                 raise UsageError(f"{path} covers another compiler or range ({held.get('compiler', 'nvcc')}, "
                                  f"{held.get('when')!r}): write to another folder")
+            check_phases(path, held.get("deviation", []), [r for r in records if r.section == section])
             have = {(d["rule"], v) for d in held.get("deviation", []) for v in d.get("variants", ["*"])}
             devs = {k: d for k, d in devs.items() if k not in have}
             if not devs:

@@ -15,12 +15,36 @@ from typing import Callable, Sequence
 
 from suitegen.compilers import registry
 from suitegen.compilers.toolchain import ToolchainError
-from suitegen.model import Record
+from suitegen.model import Record, UsageError
 from suitegen.report import diff
+
+RELEASE = re.compile(r"\d+\.\d+\.\d+")  # how the package index spells an nvcc release: 13.0.88
 
 
 def version_key(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in text.split("."))
+
+
+def release(text: str) -> str:
+    """Return ``text``, a release version (13.0.88); UsageError for another spelling."""
+    if not RELEASE.fullmatch(text):
+        raise UsageError(f"{text!r} is not a release version such as 13.0.88")
+    return text
+
+
+def release_range(low: str, high: str) -> tuple[str, str]:
+    """Return the range from release ``low`` to ``high``, both checked (``release``) and in order; UsageError
+    otherwise, before anything asks the package index."""
+    release(low), release(high)
+    if version_key(low) > version_key(high):
+        raise UsageError(f"{low}..{high}: the range is empty ({low} comes after {high})")
+    return low, high
+
+
+def parse_range(text: str) -> tuple[str, str]:
+    """Return (low, high) of ``LOW..HIGH``, or of one release ``V`` (``V..`` too): V to V (``release_range``)."""
+    low, _, high = text.partition("..")
+    return release_range(low, high or low)
 
 
 def releases(low: str, high: str, runner=subprocess.run) -> list[str]:
@@ -31,7 +55,7 @@ def releases(low: str, high: str, runner=subprocess.run) -> list[str]:
     if proc.returncode != 0 or not found:
         raise ToolchainError(f"cannot list {registry.PACKAGE} releases from the package index: "
                              + " / ".join((proc.stderr or proc.stdout or "").strip().splitlines()[-2:]))
-    every = [v.strip() for v in found.group(1).split(",") if re.fullmatch(r"\d+\.\d+\.\d+", v.strip())]
+    every = [v.strip() for v in found.group(1).split(",") if RELEASE.fullmatch(v.strip())]
     out = sorted((v for v in every if version_key(low) <= version_key(v) <= version_key(high)), key=version_key)
     if not out:
         raise ToolchainError(f"no {registry.PACKAGE} release from {low} to {high} (the index has {', '.join(every)})")
@@ -76,7 +100,7 @@ def bisect(low: str, high: str, run: Callable[[str, Path], Sequence[Record | dif
     """Install and run every release from ``low`` to ``high``; return the releases, the boundaries and how
     many items each release judged. ``run(toolchain name, folder)`` runs the selected cases and returns
     their records."""
-    versions = listing(low, high)
+    versions = listing(*release_range(low, high))
     runs = []
     for version in versions:
         name = add(version)["name"]

@@ -12,7 +12,7 @@ import shutil
 import signal
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -29,6 +29,8 @@ from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLo
 from suitegen.report.summary import table
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+CHECKPOINT_SECONDS = "SUITEGEN_CHECKPOINT_SECONDS"  # how often a running run rewrites its reports (default 60)
+PAGE = "index.html"  # the run's page, which the last line of every run names
 
 
 class StopRun(BaseException):
@@ -54,6 +56,7 @@ class RunSpec:
     shard: str | None = None
     list: bool = False
     RESTORED = ("corpus", "baseline", "shard")  # the run's own options a resumed run keeps
+    SELECTING = ("corpus", "shard")  # those of them that choose what it judges: a resume may not change them
 
     @classmethod
     def from_namespace(cls, args) -> "RunSpec":
@@ -73,6 +76,11 @@ class RunSpec:
             own = saved.get("args", {})
             old = options.from_json({k: v for k, v in own.items() if v is not None})
         kept = {k: own.get(k) for k in self.RESTORED if getattr(self, k) is None and own.get(k) is not None}
+        differ = options.conflicts({**options.selection(self.options), **{k: getattr(self, k) for k in self.SELECTING}},
+                                   {**asdict(old), **{k: own.get(k) for k in self.SELECTING}})
+        if differ:
+            raise UsageError(f"--resume {self.resume}: a resumed run judges what it started with, and "
+                             f"{'; '.join(differ)} would change that: leave them out, or start another run")
         return replace(self, options=options.given(self.options, old), **kept)
 
 
@@ -105,7 +113,7 @@ def _open(spec: RunSpec):
     """Return (session, matrix profile, configs) for the run's options, a corpus's cases and matrix included."""
     cases, base = _corpus_cases(spec)
     prof = options.resolve_profile(spec.options, base)
-    session = open_session(spec.options, cases=cases)
+    session = open_session(spec.options, cases=cases, corpus=prof.generated)
     return session, prof, configs_for(session.toolchains, prof)
 
 
@@ -136,6 +144,9 @@ def run(spec: RunSpec) -> int:
             elif (folder / RESULTS).exists():
                 raise UsageError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
                                  "or choose another folder")
+            checkpoint_every()
+            if spec.baseline:
+                _read_baseline(spec.baseline)
             return _run_locked(spec, folder, run_id)
     except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
         procs.stop_all()
@@ -195,6 +206,8 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
     if stopped is not None:
         print(f"suitegen: stopped by {stopped_by}; {summary['results']} results kept. "
               f"Continue with: {meta['resume_command']}", file=sys.stderr)
+    print(f"page: {folder / PAGE}")
+    if stopped is not None:
         return 128 + stopped
     return 1 if summary["failed"] or regressions else 0
 
@@ -288,11 +301,19 @@ def _announce(session: Session, prof, configs, every, done, jobs: int, folder: P
               f"(GPUs {','.join(session.gpus.ids)})", file=sys.stderr)
 
 
+def _read_baseline(path: str) -> list:
+    """Return the entries of a baseline file (checked before a run starts); UsageError where there is none."""
+    from suitegen.report import diff
+    if not Path(path).is_file():
+        raise UsageError(f"--baseline {path}: no such file (suitegen baseline save RUN writes one)")
+    return diff.read_baseline(Path(path))
+
+
 def _against_baseline(path: str, folder: Path) -> int:
     """Compare the run with a baseline file, write diff-baseline.{md,json}, return the regression count."""
     from suitegen.report import diff
     from suitegen.report.run_folder import read_records
-    d = diff.compare(diff.read_baseline(Path(path)), read_records(folder / RESULTS))
+    d = diff.compare(_read_baseline(path), read_records(folder / RESULTS))
     (folder / "diff-baseline.md").write_text(diff.as_markdown(d, Path(path).name, folder.name))
     (folder / "diff-baseline.json").write_text(diff.as_json(d, Path(path).name, folder.name))
     print(diff.as_table(d, Path(path).name, folder.name))
@@ -338,7 +359,7 @@ class Checkpoint:
     page and a summary."""
 
     def __init__(self, folder: Path, sections, meta: dict, every: float | None = None):
-        every = float(os.environ.get("SUITEGEN_CHECKPOINT_SECONDS", 60)) if every is None else every
+        every = checkpoint_every() if every is None else every
         self.reports = Reports(folder, sections, meta)
         self.meta, self.every = meta, every
         self.last, self.cost = time.monotonic(), 0.0
@@ -350,6 +371,19 @@ class Checkpoint:
         self.reports.publish(dict(self.meta, running=now()))
         self.last = time.monotonic()
         self.cost = self.last - start
+
+
+def checkpoint_every() -> float:
+    """Return the seconds between a running run's report rewrites (``SUITEGEN_CHECKPOINT_SECONDS``, default 60);
+    UsageError for a value that is not a number of seconds, 0 or more."""
+    text = os.environ.get(CHECKPOINT_SECONDS, "60")
+    try:
+        every = float(text)
+    except ValueError:
+        every = -1.0
+    if not every >= 0:
+        raise UsageError(f"{CHECKPOINT_SECONDS}={text!r}: expected a number of seconds, 0 or more")
+    return every
 
 
 def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int, quiet: bool,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import itertools
 import os
 import sys
 import tempfile
@@ -10,12 +11,14 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from types import SimpleNamespace
 from typing import Sequence
 
 from suitegen import resources
 from suitegen.compilers import archs, cache, observe, registry
 from suitegen.compilers import toolchain as tc_mod
 from suitegen.cases.render import Renderer
+from suitegen.engine import generated
 from suitegen.engine import hook_modules  # noqa: F401 - every hook registered before the oracle loads
 from suitegen.engine.options import RunOptions
 from suitegen.execute import deferred
@@ -23,10 +26,11 @@ from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
-from suitegen.model import Case, CompileResult, Compiler, Config, ObservedConfig, Std, Toolchain, UsageError, arch_number
+from suitegen.model import Case, CompileResult, Compiler, Config, CorpusSpec, ObservedConfig, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
 from suitegen.oracle import conditions
 from suitegen.oracle.conditions import Features
+from suitegen.synth import corpus as generated_corpus
 
 
 class Twins:
@@ -157,13 +161,28 @@ def load_rules(opts: RunOptions):
     return orc, rules, renderer
 
 
-def load_cases(opts: RunOptions):
-    """Load the oracle and render the selected rules' cases; raises on any malformed input."""
-    orc, rules, renderer = load_rules(opts)
-    return orc, renderer.render_all(rules)
+def load_cases(opts: RunOptions, corpus: CorpusSpec | None = None):
+    """Load the oracle and render the selected rules' cases, then the generated corpus's selected programs (and its
+    invalid ones); raises on any malformed input."""
+    if corpus is None:
+        orc, rules, renderer = load_rules(opts)
+        return orc, renderer.render_all(rules)
+    orc = oracle_mod.load(opts.oracle)
+    invalid = generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
+    ids = [generated_corpus.rule_id(corpus.seed, i) for i in range(corpus.count)]
+    stand_ins = [SimpleNamespace(id=i, section=generated_corpus.SECTION) for i in ids]
+    chosen = select_rules([*orc.rules, *stand_ins, *(c.rule for c in invalid)], opts.rules)
+    rules = [r for r in chosen if r.section != generated_corpus.SECTION]
+    renderer = Renderer(opts.templates)
+    renderer.check_templates(rules)
+    wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
+    programs = [i for i, rid in enumerate(ids) if rid in wanted]
+    drawn = generated.cases(corpus.seed, max(programs) + 1, use_cache=not opts.no_cache) if programs else []
+    return orc, [*renderer.render_all(rules), *(drawn[i] for i in programs),
+                 *(c for c in invalid if c.rule.id in wanted)]
 
 
-def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Session:
+def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: CorpusSpec | None = None) -> Session:
     """Load and validate everything, probe the toolchains and the GPU; raise before any compile.
 
     The probes (the toolchains, their features, the GPU) run beside the oracle's loading and rendering; an
@@ -179,7 +198,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
         probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting, wanted)
         try:
             if cases is None:
-                orc, cases = load_cases(opts)
+                orc, cases = load_cases(opts, corpus)
             else:
                 orc = oracle_mod.load(opts.oracle)
             wanted.set_result(_named_features(orc, cases))
@@ -189,7 +208,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
         if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
             cache.use_store(cache.Store.REPLAY, opts.builds_from)
             try:
-                toolchains = cache.load_toolchains(opts.builds_from)
+                toolchains = cache.load_toolchains(opts.builds_from, orc.content_hash)
             except ValueError:
                 cache.leave_store()
                 raise
@@ -200,7 +219,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None) -> Sessi
     detecting.shutdown(wait=False)  # what it was given still runs
     if opts.builds_to:
         cache.use_store(cache.Store.RECORD, opts.builds_to)
-        cache.save_toolchains(toolchains)
+        cache.save_toolchains(toolchains, orc.content_hash)
     cc = compute_capability(gpu.devices[0]) if gpu.available and gpu.devices else None
     here = ({"gpu"} if gpu.available or opts.builds_to else set()) | ({f"{GPU_CC}{cc[0]}.{cc[1]}"} if cc else set())
     features = {t.fingerprint: machine[t.fingerprint] | here for t in toolchains}
@@ -269,8 +288,15 @@ def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> li
         arch_number(a)
     if check:
         archs.check(toolchains, prof.archs)
-    return [Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections)
-            for t in toolchains for s in std_levels for a in prof.archs for fs in prof.flagsets]
+    corpus = prof.generated
+    out = []
+    for t, s, a, fs in itertools.product(toolchains, std_levels, prof.archs, prof.flagsets):
+        takes = corpus is not None and corpus.takes(s.value, a)
+        if fs.sections and set(fs.sections) <= {generated_corpus.SECTION} and not takes:
+            continue  # a flag set of the corpus alone, outside its dialects and targets
+        excluded = () if takes or corpus is None else (generated_corpus.SECTION,)
+        out.append(Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections, excluded=excluded))
+    return out
 
 
 def plan(cases: Sequence[Case], configs: Sequence[Config]) -> list[tuple[Case, Config]]:

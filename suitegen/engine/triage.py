@@ -9,6 +9,8 @@ entry per bucket (kind, stage, signature, shape of the reduced program) and coun
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import tempfile
@@ -18,10 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs
-from suitegen.compilers import modules
+from suitegen.compilers import cache, modules
 from suitegen.execute import host_check
-from suitegen.model import Compiler, digest
+from suitegen.model import Compiler, UsageError, digest
 from suitegen.report.diff import Entry
+from suitegen.report.run_folder import new_run_id
 from suitegen.synth import emit, ir, populate, reduce, textual
 
 
@@ -332,28 +335,75 @@ def bucket(finding: dict) -> str:
     return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), finding.get("shape"), length=12)
 
 
-def file_findings(db_path: Path, findings: list[dict], campaign: str) -> list[dict]:
-    """Add findings to the database; return each with ``known`` set where its bucket was already there."""
-    try:
-        db = json.loads(db_path.read_text())
-    except (OSError, ValueError):
-        db = {"findings": {}}
-    out = []
-    for f in findings:
-        key = bucket(f)
-        entry = db["findings"].get(key)
-        known = entry is not None
-        if entry is None:
-            entry = db["findings"][key] = {"first": f, "hits": 0, "campaigns": []}
-        entry["hits"] += 1
-        if campaign not in entry["campaigns"]:
-            entry["campaigns"].append(campaign)
-        out.append(dict(f, bucket=key, known=known, hits=entry["hits"]))
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = db_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(db, indent=1))
-    os.replace(tmp, db_path)
+def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print) -> list[dict]:
+    """Add findings to the database (under its lock: campaigns that end together keep each other's findings);
+    return each with ``known`` set where its bucket was already there. A damaged database is kept aside, and
+    ``say`` is told."""
+    with _held(db_path):
+        db = _read_database(db_path, say)
+        out = []
+        for f in findings:
+            key = bucket(f)
+            entry = db["findings"].get(key)
+            known = entry is not None
+            if entry is None:
+                entry = db["findings"][key] = {"first": f, "hits": 0, "campaigns": []}
+            entry["hits"] += 1
+            if campaign not in entry["campaigns"]:
+                entry["campaigns"].append(campaign)
+            out.append(dict(f, bucket=key, known=known, hits=entry["hits"]))
+        data = json.dumps(db, indent=1).encode()
+        cache.write_file(db_path, data)  # a temp file of its own, then a rename
+        if db_path.read_bytes() != data:
+            raise UsageError(f"{db_path}: the findings database could not be written (a full or read-only disk?)")
     return out
+
+
+def check_database(db_path: Path, say=print) -> None:
+    """Keep a damaged findings database aside now, saying so (``file_findings`` would, after the campaign)."""
+    with _held(db_path):
+        _read_database(db_path, say)
+
+
+@contextlib.contextmanager
+def _held(db_path: Path):
+    """Hold the database's lock (``findings.json.lock`` beside it) while the body reads, changes and writes it."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(db_path.with_name(db_path.name + ".lock"), "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # closing the file releases it
+        yield
+
+
+def _read_database(db_path: Path, say) -> dict:
+    """Return the database (empty where there is none); a damaged one is renamed aside, never overwritten, and
+    ``say`` is told in one line."""
+    try:
+        text = db_path.read_text()
+    except FileNotFoundError:
+        return {"findings": {}}
+    why = _damage(text)
+    if why is None:
+        return json.loads(text)
+    aside = db_path.with_name(f"{db_path.name}.damaged-{new_run_id()}")
+    os.replace(db_path, aside)
+    say(f"fuzz: {db_path} is damaged ({why}): kept as {aside}, and a new database starts without its findings")
+    return {"findings": {}}
+
+
+def _damage(text: str) -> str | None:
+    """Return what is wrong with a database's text, or None where it is whole and of its shape."""
+    try:
+        db = json.loads(text)
+    except ValueError as exc:
+        return f"not JSON: {exc}"
+    if not isinstance(db, dict) or not isinstance(db.get("findings"), dict):
+        return "not an object whose 'findings' is an object"
+    for key, e in db["findings"].items():
+        whole = isinstance(e, dict) and isinstance(e.get("first"), dict) and isinstance(e.get("campaigns"), list) \
+            and type(e.get("hits")) is int
+        if not whole:
+            return f"entry {key!r} is not an object of 'first', 'hits' and 'campaigns'"
+    return None
 
 
 def parse_reproducer(text: str) -> dict:

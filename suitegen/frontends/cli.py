@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import json
 import os
 import sys
@@ -18,15 +19,54 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_PIPE = 128 + 13  # SIGPIPE: what a shell reports for a writer whose reader closed the pipe
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, except that the (sub)command meeting arguments it does not know refuses them itself: with
+    its own usage, and the close matches among its options (``run --profle``: did you mean --profile?)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, extra = super().parse_known_args(args, namespace)
+        if extra:
+            self.error(f"unrecognized arguments: {' '.join(extra)}{self._close_to(extra)}")
+        return parsed, extra
+
+    def _close_to(self, extra: list[str]) -> str:
+        """Return ' (did you mean --x?)' naming this parser's options closest to the unknown ones, else ''."""
+        known = [s for s in self._option_string_actions if s.startswith("--")]
+        close = [m for a in extra if a.startswith("--") for m in difflib.get_close_matches(a.split("=")[0], known, 1)]
+        return f" (did you mean {' or '.join(dict.fromkeys(close))}?)" if close else ""
+
+
+def _fuzz_time(text: str) -> None:
+    """Check a fuzz time (90, 90s, 10m, 1h: ``fuzz.parse_budget``): UsageError unless it is one, at least 0."""
+    from suitegen.engine.fuzz import parse_budget
+    try:
+        ok = parse_budget(text) >= 0
+    except UsageError:
+        ok = False
+    if not ok:
+        raise UsageError(f"{text!r}: expected a time of 0 or more: seconds, or a number with s, m or h (90s, 10m, 1h)")
+
+
+def _release(text: str) -> None:
+    from suitegen.engine.releases import release
+    release(text)
+
+
+def _release_range(text: str) -> None:
+    from suitegen.engine.releases import parse_range
+    parse_range(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="suitegen", description="CUDA C++ (nvcc) conformance suites")
+    parser = Parser(prog="suitegen", description="CUDA C++ (nvcc) conformance suites")
     parser.add_argument("--version", action="version", version=f"suitegen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="generate, compile and judge every case across the matrix")
     options.add_arguments(run, "run")
     run.add_argument("--out", metavar="DIR", help="run folder (default ./reports/<run-id>)")
-    run.add_argument("-j", "--jobs", type=int, default=0, help="children that work the CPU at once: compiles, probes, host programs (default: CPU count); GPU programs queue beside them")
+    run.add_argument("-j", "--jobs", type=options.count, help="children that work the CPU at once: compiles, probes, "
+                     "host programs (default: CPU count); GPU programs queue beside them")
     run.add_argument("--resume", metavar="RUN", help="continue a run (its id under ./reports, or its folder)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     run.add_argument("--corpus", metavar="DIR", help="run a materialised corpus (generated/<name>) "
@@ -66,27 +106,32 @@ def build_parser() -> argparse.ArgumentParser:
                      help="example database: disagreements found before are replayed first")
     fz = sub.add_parser("fuzz", help="generated programs with known results, built several ways; "
                         "confirm, reduce and file what goes wrong")
-    fz.add_argument("--seed", default="1", help="campaign seed: the same seed gives the same programs")
-    fz.add_argument("--budget", default="10m", help="time to spend generating and checking (90s, 10m, 1h)")
+    fz.add_argument("--seed", type=options.word, default="1",
+                    help="campaign seed: the same seed gives the same programs")
+    fz.add_argument("--budget", type=options.checked(_fuzz_time), default="10m",
+                    help="time to spend generating and checking (90s, 10m, 1h)")
     fz.add_argument("--nvcc", metavar="PATH|NAME", help="the nvcc (default: the one on PATH)")
     fz.add_argument("--policy", help="one generation policy for every program (default: each draws one)")
     fz.add_argument("--builds", default="default,ptxas-O0,cicc-O0",
                     help="build configs, comma-separated (default,ptxas-O0,cicc-O0,debug,maxrreg,ptx-jit)")
     fz.add_argument("--arch", default="sm_90", help="the SASS target of cubin builds (default sm_90)")
-    fz.add_argument("--per-file", type=int, default=32, help="programs per source file (default 32)")
-    fz.add_argument("-j", "--jobs", type=int, default=0, help="parallel builds (default: CPU count)")
+    fz.add_argument("--per-file", type=options.count, default=32, help="programs per source file (default 32)")
+    fz.add_argument("-j", "--jobs", type=options.count, help="parallel builds (default: CPU count)")
     fz.add_argument("--no-gpu", action="store_true", help="run nothing on a GPU even if there is one")
     fz.add_argument("--host", action="store_true", help="also check every program on the host (g++ with UBSan)")
     fz.add_argument("--host-builds", default="host-O0", help="host builds for those checks (host-O0,host-O2)")
-    fz.add_argument("--invalid", type=int, metavar="N", help="instead: inject one violation of an oracle rule into "
-                    "N generated programs per (rule, context) and judge nvcc's answer at the violation's line")
-    fz.add_argument("--max-programs", type=int, help="stop after this many programs")
+    fz.add_argument("--invalid", type=options.count, metavar="N", help="instead: inject one violation of an oracle "
+                    "rule into N generated programs per (rule, context) and judge nvcc's answer at the violation's "
+                    "line")
+    fz.add_argument("--max-programs", type=options.count, help="stop after this many programs")
     fz.add_argument("--programs", type=lambda t: [int(x) for x in t.split(",")], metavar="I,J,...",
                     help="instead of a campaign: confirm, reduce and file these programs of the seed (by index)")
     fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
-    fz.add_argument("--reduce-budget", default="5m", help="time for confirming and reducing findings")
-    fz.add_argument("--releases", metavar="LOW..HIGH", help="instead: where each finding of the campaign appears and "
-                    "disappears over every nvcc release in the range (installed like toolchain add)")
+    fz.add_argument("--reduce-budget", type=options.checked(_fuzz_time), default="5m",
+                    help="time for confirming and reducing findings")
+    fz.add_argument("--releases", type=options.checked(_release_range), metavar="LOW..HIGH", help="instead: where "
+                    "each finding of the campaign appears and disappears over every nvcc release in the range "
+                    "(installed like toolchain add)")
     fz.add_argument("--save", metavar="BUCKET,...", help="instead: keep these confirmed findings of the campaign as "
                     "oracle cases (section fuzz-findings), each with a deviation for the releases in --when")
     fz.add_argument("--when", metavar="CONDITION", help="with --save: the releases where the finding is wrong, e.g. "
@@ -135,8 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     bis = sub.add_parser("releases", aliases=["bisect"], help="every release boundary where the selected cases' verdict, outcome, "
                          "phase or diagnostic changed (installs and runs every release in the range)")
     bis.add_argument("pattern", help="glob over rule ids or section keys (as --rules)")
-    bis.add_argument("--from", dest="low", required=True, metavar="VERSION", help="oldest release, e.g. 13.0.48")
-    bis.add_argument("--to", dest="high", required=True, metavar="VERSION", help="newest release, e.g. 13.5.37")
+    bis.add_argument("--from", dest="low", type=options.checked(_release), required=True, metavar="VERSION",
+                     help="oldest release, e.g. 13.0.48")
+    bis.add_argument("--to", dest="high", type=options.checked(_release), required=True, metavar="VERSION",
+                     help="newest release, e.g. 13.5.37")
     bis.add_argument("--std", default="c++17", help="-std levels, comma-separated (default c++17)")
     bis.add_argument("--arch", default="sm_90", help="arch targets, comma-separated (default sm_90)")
     bis.add_argument("--flags", default=None, help="an extra flag set")

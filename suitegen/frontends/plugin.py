@@ -54,10 +54,13 @@ def pytest_configure(config):
             os.environ["CUDA_VISIBLE_DEVICES"] = pinned
     elif config.getoption("suitegen_out"):
         from suitegen.report.run_folder import RunFolderBusy, RunLock
+        out = config.getoption("suitegen_out")
         try:  # the controller holds the run folder; its xdist workers append under it
-            config._suitegen_lock = RunLock(config.getoption("suitegen_out"), "pytest --suitegen").acquire()
+            config._suitegen_lock = RunLock(out, "pytest --suitegen").acquire()
         except RunFolderBusy as exc:
             raise pytest.UsageError(f"suitegen: {exc}") from None
+        except OSError as exc:
+            raise pytest.UsageError(f"suitegen: --suitegen-out {out}: cannot write there ({exc.strerror})") from None
     if config.getoption("suitegen"):
         config._suitegen_oracle = _oracle_dir(config)
         if config.args_source is not pytest.Config.ArgsSource.ARGS:
@@ -82,6 +85,16 @@ def _oracle_dir(config) -> str:
         return found.pop()
     from suitegen import resources
     return str(resources.oracle_root())
+
+
+def pytest_sessionstart(session):
+    """Open the engine session and plan the oracle's matrix before collection, so that a bad option (a missing
+    nvcc, an unknown -std or arch) is one usage error, not one collection error per oracle file."""
+    config = session.config
+    if _active(config):
+        _session(config)
+        if config.getoption("suitegen"):
+            _configs(config, None)
 
 
 def pytest_unconfigure(config):
@@ -154,6 +167,20 @@ def _session(config):
     return session
 
 
+def _configs(config, base) -> list:
+    """Return the configs of this session's matrix on ``base`` (a corpus's own matrix; None: the profile's), planned
+    once per base; a bad -std or arch is a usage error."""
+    from suitegen.engine.session import configs_for
+    planned = config.__dict__.setdefault("_suitegen_configs", {})
+    if base not in planned:
+        session = _session(config)
+        try:
+            planned[base] = configs_for(session.toolchains, options.resolve_profile(session.options, base))
+        except ValueError as exc:
+            raise pytest.UsageError(f"suitegen: {exc}") from None
+    return planned[base]
+
+
 class _SuiteFile(pytest.File):
     def _cases(self) -> list:
         raise NotImplementedError
@@ -163,17 +190,14 @@ class _SuiteFile(pytest.File):
 
     def collect(self):
         from suitegen.engine.item import batch_id, units
-        from suitegen.engine.session import configs_for, item_name, plan, rule_matches
+        from suitegen.engine.session import item_name, plan, rule_matches
         session = _session(self.config)
         found = self._cases()
         # every rule collected, for the check that each --suitegen-rules pattern matched one of them
         self.config.__dict__.setdefault("_suitegen_rules_seen", {}).update({c.rule.id: c.rule for c in found})
         patterns = session.options.rules
         cases = [c for c in found if not patterns or any(rule_matches(c.rule, p) for p in patterns)]
-        try:
-            configs = configs_for(session.toolchains, options.resolve_profile(session.options, self._base_profile()))
-        except ValueError as exc:
-            raise pytest.UsageError(f"suitegen: {exc}") from None
+        configs = _configs(self.config, self._base_profile())
         several = len(session.toolchains) > 1
         items = plan(cases, configs)
         # Items stay one per (case, config); a worker builds each batch once for all of its items that it

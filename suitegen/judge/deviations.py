@@ -5,9 +5,13 @@ import fnmatch
 import re
 from typing import Iterable
 
-from suitegen.model import Case, CompileResult, Deviation, ExecResult, Expect, Expectation, Outcome
+from suitegen.model import Case, CompileResult, Deviation, ExecResult, Expect, Expectation, Outcome, Phase
+from suitegen.oracle import fields
 
 DERIVED = re.compile(r"\.(gen|composed)-[0-9a-f]+$")
+# Stages a rejection seen at one may have come from: a build only up to the device front end (``nvcc -ptx``) skips
+# cudafe++, and its cicc reports the errors cudafe++ would stop the item's own command at.
+SEEN_AS = {Phase.CICC: (Phase.CUDAFE,)}
 
 
 def _names(case: Case) -> tuple[str, ...]:
@@ -55,23 +59,26 @@ def _of_rule(deviations: Iterable[Deviation], rule: str) -> Iterable[Deviation]:
 def covering(case: Case, env, deviations: Iterable[Deviation], exp: Expectation) -> list[Deviation]:
     """Return the recorded deviations that cover this case under this env and contradict its expectation."""
     names = _names(case)
-    return [dev for dev in _of_rule(deviations, case.rule.id)
+    return [dev for dev in _of_rule(deviations, case.rule.judged_as or case.rule.id)
             if dev.compiler is env.compiler and any(fnmatch.fnmatchcase(n, g) for n in names for g in dev.variants)
             and _subset(dev.params, case.variant.params) and dev.when(env) and _disagrees(dev, exp, case.variant.value is not None)
             and (dev.select is None or dev.select(case.variant.params))]
 
 
 def shows_in_build(dev: Deviation, result: CompileResult) -> bool:
-    """Return whether a compile-side deviation is what the build did."""
+    """Return whether a compile-side deviation is what the build did: its outcome (a rejection by the stage it
+    names, if it names one), with a diagnostic its ``match`` finds."""
     if dev.observed is Outcome.ACCEPTED:
         # "nvcc accepts it": warnings about something else (another fragment, say) do not change that.
         return result.outcome.accepted
     if result.outcome is not dev.observed:
         return False
-    return not dev.match or any(re.search(dev.match, d.message) for d in result.diagnostics)
+    if dev.observed is Outcome.REJECTED and dev.phase not in (None, result.phase, *SEEN_AS.get(result.phase, ())):
+        return False  # rejected by another stage than the one recorded
+    return not dev.match or any(fields.search(dev.match, d.message) for d in result.diagnostics)
 
 
 def shows_in_run(dev: Deviation, execution: ExecResult) -> bool:
     """Return whether a runtime deviation is what the program's run did."""
     return dev.run == execution.status.value and (
-        not dev.match or re.search(dev.match, execution.detail + execution.output) is not None)
+        not dev.match or fields.search(dev.match, execution.detail + execution.output))

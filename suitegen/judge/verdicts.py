@@ -13,13 +13,16 @@ from pathlib import PurePath
 from typing import Callable, Iterable
 
 from suitegen.compilers import backends, nvrtc
+from suitegen.compilers.diagnostics import fixed_words
 from suitegen.compilers.members import member_of
 from suitegen.execute.images import loaded_code
 from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Compiler, Config, Deviation, Diagnostic, ExecResult,
-                            ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Verdict)
+                            ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Variant, Verdict)
+from suitegen.oracle import fields
 from suitegen.oracle.conditions import Env, Features, flag_features
+from suitegen.oracle.loader import VALID_EXPECTS, twin_of
 
 
 @dataclass(**FROZEN)
@@ -41,6 +44,8 @@ def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
     more = flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
     if all(target.startswith("compute_") for target in config.arch.split("+")):
         more.add("ptx-only")
+    if case.rule.judged_as:
+        more.add("in-context")
     cc = next((tuple(int(x) for x in f.removeprefix(GPU_CC).split(".")) for f in features if f.startswith(GPU_CC)),
               None)  # the GPU's compute capability is known at once, never probed
     if cc is not None and not loaded_code(config.arch.split("+"), cc).startswith("SASS"):
@@ -65,18 +70,56 @@ def unsupported_here(case: Case, config: Config, env: Env) -> str | None:
     return unsupported_reason(case, env) or backends.of(env.compiler).out_of_scope(case, config)
 
 
+NEGATIVE = (Expect.REJECT, Expect.DIAGNOSE)  # what a valid twin's build tells from what a program gets anyway
+
+
 @dataclass(**FROZEN)
 class Twin:
-    """The same program built in a dialect where it is valid, for a diagnose variant's diagnostic to differ from."""
+    """A valid program built for a negative item's diagnostic to differ from: the same program in a dialect where
+    it is valid (``std``), or its rule's valid variant that builds it but for one param (``variant``), in the
+    item's own config (``program_twin``)."""
 
     std: Std
     result: CompileResult
+    variant: str = ""  # the valid variant's name, where the twin is another program of the rule
+
+    @property
+    def where(self) -> str:
+        """Return where the twin was built, as a reason says it."""
+        if self.variant:
+            return f"for {self.variant}, its valid twin (the same program but for one param)"
+        return f"under {self.std.value}, where the program is valid"
+
+
+def dialect_twin(case: Case):
+    """Return the condition where a negative case's own program is valid (its twin's: ``loader.twin_of``), or None."""
+    variant = case.variant
+    if variant.valid_in is not None or variant.predicate is not None or variant.expectation.expect is not Expect.REJECT:
+        return variant.valid_in
+    twin = twin_of(variant, case.rule.variants)
+    return twin.requires if twin is not None else None
+
+
+def program_twin(case: Case, env: Env) -> Variant | None:
+    """Return the valid variant of a negative case's rule that applies under ``env`` and builds its program but for
+    one param (the same mode, flags and other params), first in the rule's order; None if it has none, or if its
+    own program has a valid dialect (``dialect_twin``: that twin tells more)."""
+    mine = case.variant
+    if dialect_twin(case) is not None:
+        return None
+    for other in case.rule.variants:
+        if (other.predicate is None and other.expectation.expect in VALID_EXPECTS and other.mode is mine.mode
+                and other.flags == mine.flags and other.params.keys() == mine.params.keys()
+                and sum(other.params[k] != mine.params[k] for k in mine.params) == 1
+                and (other.requires is None or other.requires(env))):
+            return other
+    return None
 
 
 def valid_dialects(case: Case, env: Env) -> tuple[Std, ...]:
-    """Return the dialects where a diagnose case's program is valid (its twin's condition and the rule's hold),
-    nearest to the env's first; () if it has no twin."""
-    valid_in = case.variant.valid_in
+    """Return the dialects where a negative case's program is valid (its twin's condition and the rule's hold),
+    nearest to the env's first; () if it has no such twin (``dialect_twin``)."""
+    valid_in = dialect_twin(case)
     if valid_in is None:
         return ()
     near = sorted((s for s in Std if s is not env.std), key=lambda s: (abs(s.rank - env.std.rank), s.rank))
@@ -119,7 +162,7 @@ def prepare(case: Case, config: Config, features: Iterable[str],
 def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...], by_message: bool = True) -> bool:
     """Return whether a diagnostic is the one the expectation asks for (``by_message``: its message matches the
     expectation's; else, for a compiler worded otherwise than nvcc, by severity, phase and line alone)."""
-    if diag.severity not in severities or (by_message and not re.search(exp.diagnostic or "", diag.message, re.I)):
+    if diag.severity not in severities or (by_message and not fields.search(exp.diagnostic or "", diag.message, re.I)):
         return False
     if exp.phase is not None and diag.phase not in PHASE_GROUPS[exp.phase]:
         return False
@@ -140,7 +183,22 @@ def _first(diags, severities=("error", "fatal")) -> str:
 
 
 def _said(diag: Diagnostic) -> tuple:
-    return diag.severity, diag.number, diag.message
+    return diag.severity, diag.number, fixed_words(diag.message)
+
+
+def _given_anyway(wanted: str, matched: list[Diagnostic], twin: Twin | None,
+                  severities: tuple[str, ...]) -> tuple[Verdict, str] | None:
+    """Return the verdict where a negative item's matching diagnostics tell nothing: its valid twin's build ended in
+    no verdict (UNRESOLVED), or got each of them too, names aside (FAIL); None where they tell the item from its
+    twin, or it has none."""
+    if twin is None:
+        return None
+    if twin.result.outcome.infrastructure:
+        return Verdict.UNRESOLVED, wanted + f"but its build {twin.where}, {twin.result.outcome.value}"
+    also = {_said(d) for d in twin.result.diagnostics}
+    if all(_said(d) in also for d in matched):
+        return Verdict.FAIL, wanted + f"but {_first(matched, severities)} is also given {twin.where}"
+    return None
 
 
 def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None,
@@ -158,22 +216,17 @@ def _diagnosed(exp: Expectation, case: Case, result: CompileResult, twin: Twin |
                                        else f"accepted with {got}")
     if case.variant.valid_in is not None and twin is None:
         return Verdict.UNRESOLVED, wanted + "but no build in a dialect where the program is valid to tell it from"
-    if twin is not None and twin.result.outcome.infrastructure:
-        return Verdict.UNRESOLVED, (wanted + f"but its build under {twin.std.value}, where the program is valid, "
-                                    f"{twin.result.outcome.value}")
-    also = {_said(d) for d in twin.result.diagnostics} if twin is not None else set()
-    if all(_said(d) in also for d in matched):
-        return Verdict.FAIL, (wanted + f"but {_first(matched, severities)} is also given under {twin.std.value}, "
-                              "where the program is valid")
+    told = _given_anyway(wanted, matched, twin, severities)
+    if told is not None:
+        return told
     kind = "rejected" if not out.accepted else "with a warning"
-    return Verdict.PASS, f"diagnosed as expected ({kind}" + (
-        f"; not given under {twin.std.value}, where the program is valid)" if twin is not None else ")")
+    return Verdict.PASS, f"diagnosed as expected ({kind}" + (f"; not given {twin.where})" if twin is not None else ")")
 
 
 def compare(exp: Expectation, case: Case, result: CompileResult, twin: Twin | None = None,
             by_message: bool = True) -> tuple[Verdict, str]:
     """Return (PASS or FAIL or UNRESOLVED, reason) for a compile result against an expectation (``twin``: for a
-    diagnose expectation, the same program built where it is valid; ``by_message``: see ``matches``)."""
+    negative expectation, a valid program its diagnostic must not also get; ``by_message``: see ``matches``)."""
     out = result.outcome
     if out.infrastructure:
         phase = result.phase.value if result.phase else "nvcc"
@@ -188,10 +241,12 @@ def compare(exp: Expectation, case: Case, result: CompileResult, twin: Twin | No
             warn = _first(result.diagnostics, ("warning",))
             return Verdict.FAIL, f"expected rejection ({exp.phase}: /{exp.diagnostic}/{where}), accepted" + (
                 f" with warning {warn}" if out is Outcome.ACCEPTED_WITH_WARNINGS else "")
-        if any(matches(d, exp, case, ("error", "fatal"), by_message) for d in result.diagnostics):
-            return Verdict.PASS, "rejected as expected"
-        return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
-                              f"{where}): {_first(result.diagnostics)}")
+        matched = [d for d in result.diagnostics if matches(d, exp, case, ("error", "fatal"), by_message)]
+        if not matched:
+            return Verdict.FAIL, (f"rejected, but not for this rule (expected {exp.phase}: /{exp.diagnostic}/"
+                                  f"{where}): {_first(result.diagnostics)}")
+        told = _given_anyway(f"rejected ({exp.phase}: /{exp.diagnostic}/{where}), ", matched, twin, ("error", "fatal"))
+        return told or (Verdict.PASS, "rejected as expected" + (f" (not given {twin.where})" if twin else ""))
     if exp.expect is Expect.DIAGNOSE:
         return _diagnosed(exp, case, result, twin, by_message)
     if not out.accepted:  # WARN
@@ -254,8 +309,8 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
             twin: Twin | None = None) -> Judgement:
     """Return the verdict for one prepared item from its build (and, for a runtime case, its run).
 
-    ``execution_skipped`` says why a runtime case that compiled did not run; ``twin``: for a diagnose case, the
-    same program built in a dialect where it is valid (see ``valid_dialects``).
+    ``execution_skipped`` says why a runtime case that compiled did not run; ``twin``: for a negative case, a valid
+    program its diagnostic must not also get (``Twin``).
     """
     if prep.final is not None:
         return prep.final

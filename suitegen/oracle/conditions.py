@@ -28,6 +28,17 @@ FLAG_FEATURES = {
     "--no-host-device-move-forward": "no-host-device-move-forward",
     "-Werror=deprecated-declarations": "werror-deprecated",
     "-Wno-deprecated-declarations": "no-deprecated-warnings",
+    # flags that let float arithmetic differ from IEEE operations rounded to nearest
+    "-use_fast_math": "fast-math",
+    "--use_fast_math": "fast-math",
+    "-ftz=true": "ftz",
+    "--ftz=true": "ftz",
+    "-prec-div=false": "approx-div",
+    "--prec-div=false": "approx-div",
+    "-prec-sqrt=false": "approx-sqrt",
+    "--prec-sqrt=false": "approx-sqrt",
+    "-fmad=true": "fmad",
+    "--fmad=true": "fmad",
 }
 
 # Features that are not probed: the platform, the host compiler, a GPU, and what flags switch on.
@@ -39,6 +50,7 @@ FIXED_FEATURES = frozenset({
     "clang",  # the toolchain is clang (LLVM's CUDA support), not nvcc
     "ptx-only",  # every target of the arch is compute_XX: no SASS, so no ptxas and no device link at build time
     "driver-jit",  # this machine's GPU runs no SASS target of the arch: its driver JIT-compiles the PTX
+    "in-context",  # a generated program holding the rule's violation inside other code (synth/inject)
     *FLAG_FEATURES.values(),
 })
 

@@ -12,7 +12,8 @@ Layout: ``oracle/statements/<section-key>.toml``::
     kind = "must-not"               # must | must-not | may | undefined | note
     text = "..."                    # the statement, paraphrased in our words
     rules = ["device-memory-space/no-data-member"]   # rule ids that test it
-    untested = ""                   # or why no rule can test it here (then rules may be empty)
+    untested = ""                   # or why no rule can test it here (then rules may be empty; beside rules: the
+                                    # part of it they cannot test)
     when = ""                       # optional: the condition under which it applies (e.g. "windows")
     example = "error"               # optional: the seed's example marks this line a (compile-time) error
     no_negative = ""                # with example: why no negative variant tests it, "<kind>: why" (NO_NEGATIVE)
@@ -23,13 +24,13 @@ rule with a negative variant tests and no explicit reason excuses; the goal is n
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from suitegen.model import FROZEN, UsageError
+from suitegen.model import FROZEN, UsageError, section_family
 from suitegen.oracle import fields
-from suitegen.oracle.loader import FINDINGS_SECTION
 
 STATEMENT_KEYS = fields.keys("statement")
 KINDS = fields.STATEMENT_KINDS
@@ -150,14 +151,29 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Ite
         lines.append("\nstatements with no rule and no reason, or example errors no negative variant tests:")
         lines += [f"  {s.id} ({s.seed} {s.where}): {s.text}" + (
             " [example error: no rule with a negative variant]" if s.rules or s.untested else "") for s in untraced]
-    named = {r for s in statements for r in s.rules}
+    apart = Counter(_family(r) for r in rule_ids if _family(r) != "guide")
+    for family, what in FAMILIES.items():
+        lines.append(f"\n{what}: {apart[family]} rules (no guide statement; counted apart)")
     later = set(later)
-    findings = {r for r in rule_ids if r.startswith(f"{FINDINGS_SECTION}/")}
-    orphans = sorted(set(rule_ids) - named - later - findings)
-    lines.append(f"\ncompiler bugs kept as cases (section {FINDINGS_SECTION}, found by suitegen fuzz; no guide statement, "
-                 f"counted apart): {len(findings)}")
     if later:
         lines.append(f"\nrules from later editions than the seeds (their edition says which): {len(later)}")
-    if orphans:
-        lines.append(f"\nrules from the seeds that no statement names ({len(orphans)}): " + ", ".join(orphans))
+    lost = orphans(statements, rule_ids, later)
+    lines.append(f"\nrules from the seeds that no statement names: {len(lost)}" + "".join(f"\n  {r}" for r in lost))
     return "\n".join(lines)
+
+
+# What the families of rules other than the guide's are (``model.section_family``), as the trace and the reports
+# name them.
+FAMILIES = {"findings": "fuzz findings: compiler bugs suitegen fuzz found, kept as cases",
+            "generated": "generated programs: the corpus suitegen generates, with known results"}
+
+
+def _family(rule_id: str) -> str:
+    return section_family(rule_id.split("/", 1)[0])
+
+
+def orphans(statements: Iterable[Statement], rule_ids: Iterable[str], later: Iterable[str] = ()) -> list[str]:
+    """Return the guide's rules from the seeds that no statement names (``later``: rules whose statement comes from
+    a later edition than the seeds), sorted; the goal is none."""
+    named = {r for s in statements for r in s.rules}
+    return sorted(r for r in set(rule_ids) - named - set(later) if _family(r) == "guide")

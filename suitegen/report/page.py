@@ -19,9 +19,9 @@ from typing import Mapping, Sequence
 import jinja2
 
 from suitegen.judge.behaviour import sentence
-from suitegen.model import Record, Verdict, plain
+from suitegen.model import Record, Verdict, plain, section_family
 from suitegen.report.repro import obtained
-from suitegen.report.summary import when
+from suitegen.report.summary import GUIDE, family_title, when
 
 VERDICT_ORDER = [v.value for v in Verdict]
 WORST_FIRST = ["FAIL", "UNRESOLVED", "XPASS", "XFAIL", "PASS", "UNSUPPORTED"]  # a cell takes its worst verdict's colour
@@ -40,11 +40,18 @@ def _group(r: Record, several: bool) -> tuple[str, str]:
     return (" ".join(cfg.flags), f"{cfg.toolchain} {cfg.nvcc_version} ({cfg.fingerprint[:8]})" if several else "")
 
 
-def _sources(case: Mapping | None) -> dict:
-    """Return a case's files, shared by all of its results."""
+def _sources(case: Mapping | None, left_out: str = "") -> dict:
+    """Return a case's files, shared by all of its results (``left_out``: why they are not on the page)."""
+    if left_out:
+        return {"left_out": left_out}
     if not case:
         return {"missing": True}
     return {"flags": " ".join(case.get("flags", [])), "files": list(case["files"].items())}
+
+
+# A generated program that passed everywhere is not worth its bytes on the page (thousands of them in a nightly):
+# its source stays in cases.jsonl, and the same seed and index draw it again.
+PASSED_GENERATED = "source left out: a generated program that passed everywhere (it is in cases.jsonl)"
 
 
 def _detail(r: Record) -> dict:
@@ -105,8 +112,9 @@ def unpack(text: str):
 
 def render(records: Sequence[Record], summary: Mapping, cases: Mapping[str, Mapping],
            sections: Mapping[str, str]) -> str:
-    """Return the page for one run: summary, differences between toolchains, the section matrix, and per
-    section the compressed data of its rules, cases and results."""
+    """Return the page for one run: summary, differences between toolchains, the section matrix of the guide's
+    sections and one of each other family's (``model.section_family``) apart, and per section the compressed data
+    of its rules, cases and results."""
     several = len({r.config.fingerprint for r in records}) > 1
     columns = sorted({_column(r) for r in records})
     col = {c: i for i, c in enumerate(columns)}
@@ -129,8 +137,10 @@ def render(records: Sequence[Record], summary: Mapping, cases: Mapping[str, Mapp
                 rule["statement"] = case.get("statement", "")
             entry = rule["cases"].setdefault(r.case_id, {"src": r.case_key, "results": []})
             entry["results"].append([g, c, _detail(r)])
-            if r.case_key not in data["sources"]:
-                data["sources"][r.case_key] = _sources(case)
+            if r.case_key not in data["sources"] or (r.verdict is not Verdict.PASS
+                                                      and "left_out" in data["sources"][r.case_key]):
+                passed = section_family(section) == "generated" and r.verdict is Verdict.PASS
+                data["sources"][r.case_key] = _sources(case, PASSED_GENERATED if passed else "")
         block = len(blocks)
         blocks.append({"id": f"data-{block}", "data": _pack(data)})
         for g, (flags, toolchain) in enumerate(groups):
@@ -141,15 +151,26 @@ def render(records: Sequence[Record], summary: Mapping, cases: Mapping[str, Mapp
                          "rules": len({r.rule for r in recs if gi[_group(r, several)] == g}),
                          "total": _cell(total), "cells": [_cell(t) for t in tallies[g]]})
     rows.sort(key=lambda x: (x["bad"] == 0, order.get(x["section"], 1e9), x["section"], x["flags"], x["toolchain"]))
-    gpu = summary.get("gpu") or {}
+    families = [{"family": f, "title": family_title(f), "counts": part.get("counts", {}),
+                 "rows": [row for row in rows if section_family(row["section"]) == f]}
+                for f, part in summary.get("families", {}).items()]
     return ENV.get_template("page.html.j2").render(
         run_id=summary.get("run_id", ""), verdicts=VERDICT_ORDER, counts=summary.get("counts", {}),
         results=summary.get("results", 0), n_cases=summary.get("cases", 0), n_configs=summary.get("configs", 0),
-        when=when(summary), short=SHORT,
-        gpu="; ".join(gpu.get("devices") or []) or f"none ({gpu.get('reason', '')})",
-        execution=summary.get("execution", ""),
+        when=when(summary), short=SHORT, gpu=_gpu(summary), execution=summary.get("execution", ""),
         behaviour=sentence(summary["behaviour"]) if "behaviour" in summary else "",
         toolchains=[{"label": t["label"], "version": t["version"], "nvcc": t["nvcc"], "host_version": t["host_version"],
                      "fingerprint": t["fingerprint"]} for t in summary.get("toolchains", [])],
         several=several, differences=_differences(records) if several else [],
-        column_titles=[f"{std} {arch}" for std, arch in columns], rows=rows, blocks=blocks)
+        column_titles=[f"{std} {arch}" for std, arch in columns],
+        rows=[row for row in rows if section_family(row["section"]) == GUIDE], families=families, blocks=blocks)
+
+
+def _gpu(summary: Mapping) -> str:
+    """Return the run's GPUs as the page says them: their names, or "none" and why (unless the execution line,
+    printed beside it, already says why)."""
+    gpu = summary.get("gpu") or {}
+    reason = gpu.get("reason", "")
+    if gpu.get("devices"):
+        return "; ".join(gpu["devices"])
+    return "none" if not reason or reason in summary.get("execution", "") else f"none ({reason})"

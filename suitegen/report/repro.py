@@ -32,9 +32,20 @@ def folder_name(record: Record) -> str:
     return f"{_slug(words)}-{record.config_key[:8]}"
 
 
+# What XML 1.0 forbids or a terminal acts on: C0 controls but tab and newline, DEL, C1 controls (CSI, ...), lone
+# surrogates and the two non-characters XML forbids
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def visible(text: str) -> str:
+    """Return text that is valid in XML and inert on a terminal: each character ``UNSAFE`` matches written as
+    its escape (ESC as ``\\x1b``), everything else as it is."""
+    return UNSAFE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
 def _comment(text: str) -> str:
-    """Return text as one shell comment line: whatever it holds stays in the comment."""
-    return "# " + re.sub(r"[\x00-\x1f\x7f]+", " ", text)
+    """Return text as one shell comment line: whatever it holds stays in the comment, and shows as text."""
+    return "# " + re.sub(r"[\t\n]+", " ", visible(text))
 
 
 def write_repro(folder: Path, record: Record, case: Mapping | None) -> Path | None:
@@ -67,5 +78,5 @@ def write_repro(folder: Path, record: Record, case: Mapping | None) -> Path | No
     text += [f"  {d.severity}: {d.file or ''}({d.line or ''}) {d.message}" for d in (obs.diagnostics if obs else ())]
     if record.execution:
         text.append(f"execution: {json.dumps(record.execution.to_json(), indent=1, sort_keys=True)}")
-    (target / "expected-vs-observed.txt").write_text("\n".join(text) + "\n")
+    (target / "expected-vs-observed.txt").write_text(visible("\n".join(text) + "\n"))
     return target

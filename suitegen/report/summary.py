@@ -2,56 +2,86 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from suitegen.judge import behaviour
-from suitegen.model import Record, Verdict
+from suitegen.model import Record, Verdict, section_family
+from suitegen.oracle.statements import FAMILIES
 
 VERDICTS = [v.value for v in Verdict]
+GUIDE = "guide"  # the family of the guide's own sections (``model.section_family``)
 COLUMNS = [("PASS", "pass"), ("FAIL", "fail"), ("XFAIL", "known dev"), ("XPASS", "xpass"),
            ("UNSUPPORTED", "unsupported"), ("UNRESOLVED", "unresolved")]
 
 
 def summarize(records: Iterable[Record], meta: dict | None = None) -> dict:
-    """Return the summary.json content for a list of result records."""
+    """Return the summary.json content for a list of result records: the guide's totals (``counts``, ``sections``,
+    per toolchain, behaviour) and, under ``families``, those of each other family (``model.section_family``: fuzz
+    findings, generated programs), which the guide's leave out; ``results``, ``rules``, ``cases``, ``configs`` and
+    ``failed`` are the run's, every family's."""
+    records = list(records)
+    by_family: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        by_family[section_family(r.section)].append(r)
+    return {
+        **(meta or {}),
+        "results": len(records),
+        "rules": len({r.rule for r in records}),
+        "cases": len({r.case_key for r in records}),
+        "configs": len({r.config_key for r in records}),
+        **totals(by_family.get(GUIDE, [])),
+        "families": {f: {"results": len(group), **totals(group)} for f, group in sorted(by_family.items()) if f != GUIDE},
+        "failed": any(r.verdict.fails(bool((meta or {}).get("allow_xpass"))) for r in records),
+    }
+
+
+def totals(records: Sequence[Record]) -> dict:
+    """Return the counts of one family's records: per verdict, per section and verdict, per toolchain and verdict,
+    and what behaviour they checked (in all and per section)."""
     total: Counter = Counter()
     sections: dict[str, Counter] = defaultdict(Counter)
     toolchains: dict[str, Counter] = defaultdict(Counter)
-    rules, cases, configs = set(), set(), set()
     by_section: dict[str, list[Record]] = defaultdict(list)
     for r in records:
         by_section[r.section].append(r)
-        v = r.verdict.value
-        total[v] += 1
-        sections[r.section][v] += 1
-        toolchains[f"{r.config.toolchain} ({r.config.fingerprint})"][v] += 1
-        rules.add(r.rule)
-        cases.add(r.case_key)
-        configs.add(r.config_key)
+        total[r.verdict.value] += 1
+        sections[r.section][r.verdict.value] += 1
+        toolchains[f"{r.config.toolchain} ({r.config.fingerprint})"][r.verdict.value] += 1
     return {
-        **(meta or {}),
-        "results": sum(total.values()),
-        "rules": len(rules),
-        "cases": len(cases),
-        "configs": len(configs),
         "counts": {v: total.get(v, 0) for v in VERDICTS},
         "sections": {s: {v: c.get(v, 0) for v in VERDICTS} for s, c in sorted(sections.items())},
         "toolchain_counts": {t: {v: c.get(v, 0) for v in VERDICTS} for t, c in sorted(toolchains.items())},
-        "failed": any(Verdict(v).fails(bool((meta or {}).get("allow_xpass"))) for v in total),
-        "behaviour": behaviour.tally(r for group in by_section.values() for r in group),
+        "behaviour": behaviour.tally(records),
         "behaviour_by_section": {s: behaviour.tally(group) for s, group in sorted(by_section.items())},
     }
 
 
+def family_title(family: str) -> str:
+    """Return how the reports head a family's counts: the guide's, or another's, said to be apart from them."""
+    return "the guide" if family == GUIDE else f"{FAMILIES[family]} (not in the guide's totals)"
+
+
+def _blocks(summary: Mapping) -> list[tuple[str, list[list[str]], list[str]]]:
+    """Return (title, section rows, total row) per family of a summary: the guide's first (untitled), then the
+    others; a row is the section and its count per ``COLUMNS``."""
+    parts = [(GUIDE, summary)] + list(summary.get("families", {}).items())
+    return [("" if family == GUIDE else family_title(family),
+             [[s] + [str(c[v]) for v, _ in COLUMNS] for s, c in part["sections"].items()],
+             ["total"] + [str(part["counts"][v]) for v, _ in COLUMNS]) for family, part in parts]
+
+
 def table(summary: dict) -> str:
-    """Return a plain-text table: one row per section, one column per verdict."""
+    """Return a plain-text table: one row per section, one column per verdict, the guide's total, then each other
+    family's sections and total apart."""
     head = ["section"] + [label for _, label in COLUMNS]
-    rows = [[s] + [str(c[v]) for v, _ in COLUMNS] for s, c in summary["sections"].items()]
-    rows.append(["total"] + [str(summary["counts"][v]) for v, _ in COLUMNS])
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    blocks = _blocks(summary)
+    every = [head] + [row for _, rows, total in blocks for row in (*rows, total)]
+    widths = [max(len(r[i]) for r in every) for i in range(len(head))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
     rule = "-" * len(fmt(head))
-    lines = [fmt(head), rule, *map(fmt, rows[:-1]), rule, fmt(rows[-1])]
+    lines = [fmt(head)]
+    for title, rows, total in blocks:
+        lines += ([f"{title}:"] if title else []) + [rule, *map(fmt, rows), rule, fmt(total)]
     return "\n".join(lines + ([behaviour.sentence(summary["behaviour"])] if "behaviour" in summary else []))
 
 
@@ -88,13 +118,16 @@ def when(summary: Mapping) -> dict:
 
 
 def markdown(summary: Mapping) -> str:
-    """Return the per-section summary as a markdown table (for a CI comment or log), after how the run went."""
+    """Return the per-section summary as markdown tables (for a CI comment or log), after how the run went: the
+    guide's, then each other family's apart."""
     w = when(summary)
     intro = ([f"**{w['partial']}**", ""] if w["partial"] else []) + [w["total"], ""]
     intro += [*(f"- {line}" for line in w["legs"]), ""] if w["legs"] else []
     head = "| section | " + " | ".join(label for _, label in COLUMNS) + " |"
     rule = "|---|" + "---:|" * len(COLUMNS)
-    rows = [f"| {s} | " + " | ".join(str(c[v]) for v, _ in COLUMNS) + " |" for s, c in summary["sections"].items()]
-    total = "| **total** | " + " | ".join(f"**{summary['counts'][v]}**" for v, _ in COLUMNS) + " |"
-    lines = [*intro, head, rule, *rows, total]
+    lines = intro
+    for title, rows, total in _blocks(summary):
+        lines += ([f"\n**{title}**", ""] if title else []) + [head, rule]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        lines.append("| **total** | " + " | ".join(f"**{n}**" for n in total[1:]) + " |")
     return "\n".join(lines + ([f"\n{behaviour.sentence(summary['behaviour'])}."] if "behaviour" in summary else [])) + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from suitegen.model import Std
 from suitegen.synth import interp, ir
 from suitegen.synth import semantics as s
 from suitegen.synth.interp import INTRINSICS, VECTORS
@@ -67,10 +68,11 @@ def _copy_frame(frame: dict) -> dict:
 class Generator:
     """Builds one program from a seed string and a policy."""
 
-    def __init__(self, seed: str, policy: Policy = BASE):
+    def __init__(self, seed: str, policy: Policy = BASE, std: Std | None = None):
         self.rng = random.Random(seed)
         self.seed = seed
         self.policy = policy
+        self.std = std  # the dialect the program must be valid in (None: the newest the generator uses)
         self.counter = 0
         self.funcs: list[ir.Func] = []
         self.tables: list[ir.Table] = []
@@ -288,7 +290,7 @@ class Generator:
         body = self.block(inner, r.randint(1, 4))
         result = self.expr(inner, max(1, depth - 1), ret)
         inline = {"noinline": "__noinline__", "forceinline": "__forceinline__"}.get(style, "")
-        if style == "constexpr" and not _constexpr_ok(body, result):
+        if style == "constexpr" and not (_constexpr_ok(body, result) and (self.std is None or self.std >= dialect_of(body))):
             style = "plain"
         func = ir.Func(name=name, params=params, ret=ret, body=(*body, ir.Return(value=result)), space=space,
                        inline=inline, style=style, tags=RULE_TAGS.get(style, ()) + (RULE_TAGS["hd"] if hd else ()))
@@ -578,13 +580,25 @@ def _constexpr_ok(body, result) -> bool:
     return not seen
 
 
-def generate(seed: str, index: int, policy: str | None = None) -> ir.Program:
-    """Return program ``index`` of a campaign seeded ``seed``: the same arguments always give the same program."""
+def dialect_of(body) -> Std:
+    """Return the oldest dialect in which a constexpr function may have this body: C++11 allows only its
+    ``return`` statement, C++14 declarations and assignments before it ([dcl.constexpr])."""
+    return Std.CXX11 if not body else Std.CXX14
+
+
+def dialect(p: ir.Program) -> Std:
+    """Return the oldest -std level a program is valid in (what its constructs need)."""
+    return max((dialect_of(f.body[:-1]) for f in p.funcs if f.style == "constexpr"), default=Std.CXX11)
+
+
+def generate(seed: str, index: int, policy: str | None = None, std: Std | None = None) -> ir.Program:
+    """Return program ``index`` of a campaign seeded ``seed``: the same arguments always give the same program.
+    ``std``: draw it valid in that dialect (the same program but for what that dialect lacks)."""
     rng = random.Random(f"{seed}:{index}:policy")
     pol = POLICIES[policy] if policy else POLICIES[rng.choice(sorted(POLICIES))]
     for attempt in range(8):
         try:
-            prog = Generator(f"{seed}:{index}" + (f":{attempt}" if attempt else ""), pol).program(index, name=f"p{index}")
+            prog = Generator(f"{seed}:{index}" + (f":{attempt}" if attempt else ""), pol, std).program(index, name=f"p{index}")
             interp.run(prog)
             return prog
         except (UB, ZeroDivisionError, OverflowError):

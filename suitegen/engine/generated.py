@@ -1,0 +1,74 @@
+"""The generated corpus of a run: ``count`` programs of a seed as cases, drawn in parallel and cached.
+
+Drawing a program runs the model over every thread (about 0.1 s each), so programs are drawn in a process pool
+and kept in the cache (``$SUITEGEN_CACHE/generated``) under a key of the generator's code, the seed and the
+index. An entry is served only where its key matches and its source hashes to the digest it recorded;
+anything else is drawn again.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import multiprocessing as mp
+import os
+from pathlib import Path
+
+from suitegen.compilers.cache import read_keyed, write_keyed
+from suitegen.compilers.toolchain import cache_root
+from suitegen.model import NAME, Case, UsageError, digest
+from suitegen.synth import corpus
+
+__all__ = ["cases", "check_seed"]
+
+
+def check_seed(seed: str, what: str = "--generated-seed") -> str:
+    """Return a corpus seed, or raise UsageError naming ``what``: it names rules and files, so it is a plain name."""
+    if not isinstance(seed, str) or not NAME.fullmatch(seed) or len(seed) > 40:
+        raise UsageError(f"{what} {seed!r}: expected letters, digits, '_', '.' or '-' (at most 40)")
+    return seed
+
+
+def _path(key: str) -> Path:
+    return cache_root() / "generated" / key[:2] / f"{key}.json"
+
+
+def _cached(key: str) -> corpus.Drawn | None:
+    entry = read_keyed(_path(key), key)
+    try:
+        drawn = corpus.Drawn.from_json(entry["program"]) if entry else None
+    except (KeyError, TypeError, ValueError):
+        return None
+    if drawn is None or entry.get("sha256") != hashlib.sha256(drawn.source.encode()).hexdigest():
+        return None
+    return drawn
+
+
+def _draw_into_cache(seed: str, index: int, key: str) -> corpus.Drawn:
+    drawn = corpus.draw(seed, index)
+    write_keyed(_path(key), key, program=drawn.to_json(), sha256=hashlib.sha256(drawn.source.encode()).hexdigest())
+    return drawn
+
+
+def drawn(seed: str, count: int, jobs: int | None = None, use_cache: bool = True) -> list[corpus.Drawn]:
+    """Return programs ``0 .. count-1`` of corpus ``seed``, from the cache where it holds them."""
+    check_seed(seed)
+    version = corpus.generator_version()
+    keys = [digest("generated", version, seed, i, length=32) for i in range(count)]
+    out: list[corpus.Drawn | None] = [_cached(k) if use_cache else None for k in keys]
+    missing = [i for i, d in enumerate(out) if d is None or d.seed != seed or d.index != i]
+    if missing:
+        workers = max(1, min(jobs or os.cpu_count() or 2, len(missing)))
+        if workers == 1:
+            for i in missing:
+                out[i] = _draw_into_cache(seed, i, keys[i])
+        else:
+            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
+                for i, d in zip(missing, pool.map(_draw_into_cache, [seed] * len(missing), missing,
+                                                  [keys[i] for i in missing], chunksize=8)):
+                    out[i] = d
+    return out  # type: ignore[return-value]
+
+
+def cases(seed: str, count: int, jobs: int | None = None, use_cache: bool = True) -> list[Case]:
+    """Return the corpus as cases, in program order."""
+    return [corpus.case(d) for d in drawn(seed, count, jobs, use_cache)]

@@ -1,0 +1,119 @@
+"""Generated programs as qualification cases: program ``i`` of a seed, self-checking, in section ``generated``.
+
+The same seed and index give the same program on every machine and toolkit (``populate.generate``), so two
+toolkits' runs line up program by program. Even-numbered programs are drawn valid in C++11, the others in
+the newest dialect the generator uses; each case requires the oldest ``-std`` level its program is valid in.
+A program prints every output cell that differs from the value the model computed when it was made
+(``emit.standalone``, in the oracle's words: ``emit.as_case``), so it is judged like any runtime case.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dataclasses import replace
+
+from suitegen.model import FROZEN, Case, Expect, Expectation, Mode, Rule, Std, Variant, digest
+from suitegen.oracle import conditions
+from suitegen.synth import emit, inject, populate, reduce
+
+SECTION = "generated"
+FILE = "generated.cu"
+# Float arithmetic is built without contraction, so the model's IEEE results are the device's. Flags that let
+# the compiler compute otherwise (fast math, flush to zero, approximate division and square root, contraction)
+# make the model's exact values no promise: a program with float arithmetic is not judged under them.
+EXACT_FLOAT = "!fast-math && !ftz && !approx-div && !approx-sqrt && !fmad"
+BATCH = 32  # programs per batched build, as a campaign's files hold: a build's device stages are serial
+OBSERVE = ("one launch; the host compares every output cell with the value the model computed when the program "
+           "was generated, and prints the wrong ones")
+
+
+@dataclass(**FROZEN)
+class Drawn:
+    """One program of a corpus, as a case needs it (what a cache keeps)."""
+
+    seed: str
+    index: int
+    source: str  # the self-checking .cu file
+    std: str  # the oldest -std level it is valid in
+    policy: str
+    floating: bool  # it computes with float or double
+    tags: tuple[str, ...] = ()  # the oracle rules its constructs exercise
+
+    def to_json(self) -> dict:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Drawn":
+        """Read ``to_json``'s form back; raises TypeError, KeyError or ValueError on another shape."""
+        if not isinstance(data, dict):
+            raise TypeError("not an object")
+        kinds = {"seed": str, "index": int, "source": str, "std": str, "policy": str, "floating": bool}
+        for name, kind in kinds.items():
+            if not isinstance(data[name], kind):
+                raise TypeError(f"{name} is not a {kind.__name__}")
+        Std.parse(data["std"])
+        tags = data.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise TypeError("tags is not a list of strings")
+        return cls(**{**{k: data[k] for k in kinds}, "tags": tuple(tags)})
+
+
+def draw(seed: str, index: int) -> Drawn:
+    """Return program ``index`` of corpus ``seed`` (a pool task: about 0.1 s of the model's work)."""
+    program = populate.generate(seed, index, std=Std.CXX11 if index % 2 == 0 else None)
+    reproducer = emit.standalone(program, reduce.expected(program))
+    return Drawn(seed=seed, index=index, source=emit.as_case(reproducer), std=populate.dialect(program).value,
+                 policy=program.policy, floating=bool(re.search(r"\b(float|double)\b", emit.reducible(program))),
+                 tags=program.tags)
+
+
+def rule_id(seed: str, index: int) -> str:
+    return f"{SECTION}/{seed}.p{index}"
+
+
+def case(d: Drawn) -> Case:
+    """Return the qualification case of a drawn program: one runtime variant, built with ``-fmad=false``."""
+    variant = Variant(name="run", params={}, expectation=Expectation(expect=Expect.RUNTIME, observe=OBSERVE),
+                      flags=("-fmad=false",), mode=Mode.LINK, batch_limit=BATCH,
+                      requires=conditions.parse(EXACT_FLOAT) if d.floating else None,
+                      note="float arithmetic: not judged where flags let the compiler compute otherwise"
+                      if d.floating else "")
+    rule = Rule(id=rule_id(d.seed, d.index), section=SECTION, templates={}, variants=(variant,),
+                statement=(f"Program {d.index} of generated corpus {d.seed!r} (policy {d.policy}): every output "
+                           "cell equals the value the model computed when it was generated."),
+                requires=conditions.parse(f"std>={d.std}"), source_file=f"<generated {d.seed}>",
+                note="constructs: " + (", ".join(d.tags) or "plain arithmetic"), edition="generated")
+    return Case(rule=rule, variant=variant, files={FILE: d.source}, violation_line=None)
+
+
+def invalid_cases(seed: str, per_cell: int, oracle) -> list[Case]:
+    """Return the corpus's invalid programs: each violation of ``synth.inject`` in each context, ``per_cell``
+    programs a cell, as cases judged like the hand-written negative they stand beside (its rule's expectation:
+    rejected by its phase, with its diagnostic, at the violation's line, under its conditions)."""
+    out = []
+    known = {r.id for r in oracle.rules}  # an oracle of one's own may lack the rule a violation stands beside
+    violations = [v.name for v in inject.VIOLATIONS if v.rule in known]
+    for inv in inject.matrix(seed, per_cell, violations) if violations else ():
+        violation = inject.BY_NAME[inv.violation]
+        hand = oracle.rule(violation.rule)
+        negative = next(v for v in hand.variants if v.name == violation.case)
+        program = populate.generate(seed, int(inv.program[1:]))
+        needs = [c.text for c in (hand.requires,) if c is not None] + [f"std>={populate.dialect(program).value}"]
+        variant = replace(negative, params={}, strategies={}, mode=Mode.COMPILE, valid_in=None,
+                          note=f"{violation.name} in a {inv.context}, {inv.depth} calls deep")
+        rule = Rule(id=f"{SECTION}/{seed}.{inv.program}-{inv.violation}-{inv.context}", section=SECTION,
+                    templates={}, variants=(variant,), requires=conditions.parse(" && ".join(f"({n})" for n in needs)),
+                    statement=(f"Program {inv.program} of generated corpus {seed!r} with one violation of "
+                               f"{violation.rule} ({violation.name}) in a {inv.context}: rejected as the "
+                               f"hand-written {violation.rule}[{violation.case}] is."),
+                    source_file=f"<generated {seed}>", edition="generated", note=hand.note, judged_as=hand.id)
+        out.append(Case(rule=rule, variant=variant, files={inv.file: inv.source}, violation_line=inv.line))
+    return out
+
+
+def generator_version() -> str:
+    """Return a digest of the generator's code: what a cached program depends on besides its seed and index."""
+    from pathlib import Path
+    folder = Path(__file__).resolve().parent
+    return digest(*(p.read_text() for p in sorted(folder.glob("*.py"))))

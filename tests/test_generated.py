@@ -1,0 +1,188 @@
+"""Generated programs in qualification: the corpus, its cache, its place in the matrix, built with the real nvcc."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from suitegen.engine import generated, matrix, options, session as engine
+from suitegen.engine.options import RunOptions
+from suitegen.model import CorpusSpec, Std, UsageError
+from suitegen.synth import corpus, emit, populate, reduce
+
+from conftest import REPO, needs_nvcc, real_nvcc_behind
+
+SMALL = ["--generated", "12", "--rules", "generated"]
+
+
+def cli(*args, cwd=REPO, env=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "suitegen", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=timeout)
+
+
+def records(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+def test_one_seed_gives_the_same_programs_in_every_process():
+    """Two interpreters with different hash seeds (as two machines) draw byte-identical programs."""
+    code = ("import hashlib; from suitegen.synth import corpus; "
+            "print(hashlib.sha256(''.join(corpus.draw('same', i).source for i in range(4)).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True,
+                              env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2")}
+    assert len(digests) == 1 and len(next(iter(digests)).strip()) == 64
+
+
+def test_even_programs_are_drawn_for_cxx11_and_each_case_requires_its_dialect():
+    drawn = [corpus.draw("dialects", i) for i in range(12)]
+    assert all(d.std == "c++11" for d in drawn[::2])
+    for d in drawn:
+        case = corpus.case(d)
+        assert case.rule.requires.text == f"std>={d.std}" and case.rule.section == corpus.SECTION
+        assert case.variant.flags == ("-fmad=false",) and case.files[corpus.FILE] == d.source
+    # a constexpr function with statements before its return needs C++14; drawn for C++11 it is spelled plainly
+    for i in range(60):
+        free, strict = populate.generate("dialects", i), populate.generate("dialects", i, std=Std.CXX11)
+        if populate.dialect(free) is Std.CXX14:
+            assert populate.dialect(strict) is Std.CXX11 and emit.source([strict]) != emit.source([free])
+            break
+    else:
+        pytest.fail("no program of 60 needed C++14")
+
+
+def test_float_programs_are_not_judged_under_flags_that_change_float_results():
+    d = next(d for d in (corpus.draw("floats", i) for i in range(40)) if d.floating)
+    case = corpus.case(d)
+    assert "fast-math" in case.variant.requires.text and "ftz" in case.variant.requires.text
+    integer = next(d for d in (corpus.draw("floats", i) for i in range(40)) if not d.floating)
+    assert corpus.case(integer).variant.requires is None
+
+
+def test_the_corpus_cache_serves_only_entries_that_check(tmp_path, monkeypatch):
+    monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))
+    first = generated.drawn("cached", 3, jobs=1)
+    entries = sorted((tmp_path / "generated").rglob("*.json"))
+    assert len(entries) == 3
+    # damage one entry's source (its digest no longer matches) and swap two others' contents
+    a, b, c = (json.loads(p.read_text()) for p in entries)
+    a["program"]["source"] += "// changed\n"
+    entries[0].write_text(json.dumps(a))
+    entries[1].write_text(json.dumps(c))
+    entries[2].write_text(json.dumps(b))
+    again = generated.drawn("cached", 3, jobs=1)
+    assert again == first
+    assert [json.loads(p.read_text())["program"]["source"] for p in entries] != [a["program"]["source"]] * 3
+
+
+def test_corpus_options_and_profile_tables_are_checked(tmp_path):
+    with pytest.raises(UsageError, match="--generated -1"):
+        options.resolve_profile(RunOptions(profile="quick", generated=-1))
+    with pytest.raises(UsageError, match="--generated-seed 'a/b'"):
+        options.resolve_profile(RunOptions(profile="quick", generated_seed="a/b"))
+    bad = tmp_path / "m.toml"
+    bad.write_text('[profile.p]\nstd = ["c++17"]\narch = ["sm_90"]\n[profile.p.generated]\nseed = "x"\ncount = "9"\n')
+    with pytest.raises(UsageError, match="generated: count"):
+        matrix.load_profiles(bad)
+    prof = options.resolve_profile(RunOptions(profile="quick", generated=7, generated_seed="s2"))
+    assert prof.generated == CorpusSpec(seed="s2", count=7, invalid=1)
+    assert options.resolve_profile(RunOptions(profile="quick", generated=0)).generated is None
+    assert matrix.profile("quick").generated.count >= 500 and matrix.profile("nightly").generated.count >= 4000
+
+
+def test_a_corpus_outside_its_axes_gets_no_config(tmp_path):
+    bad = tmp_path / "m.toml"
+    bad.write_text('[profile.p]\nstd = ["c++14", "c++17"]\narch = ["sm_80", "sm_90"]\n'
+                   '[[profile.p.flagset]]\nflags = ""\n'
+                   '[[profile.p.flagset]]\nflags = "-G"\nsections = ["generated"]\n'
+                   '[profile.p.generated]\nseed = "x"\ncount = 2\nstd = ["c++17"]\narch = ["sm_90"]\n')
+    prof = matrix.load_profiles(bad)["p"]
+    tc = engine.probe_toolchains()[:1] if shutil.which("nvcc") else []
+    if not tc:
+        pytest.skip("needs nvcc")
+    configs = engine.configs_for(tc, prof, check=False)
+    takes = [c.id for c in configs if c.applies_to(corpus.SECTION)]
+    assert takes == ["c++17,sm_90", "c++17,sm_90,-G"]
+    assert sum(c.applies_to("lambdas") for c in configs) == 4  # the guide's sections keep the whole matrix
+
+
+@needs_nvcc
+def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_path):
+    """Without a GPU: every program compiles under c++11 (when drawn for it) and c++20, none is rejected, and
+    every run is UNSUPPORTED saying why; shards split the corpus like every item."""
+    out = tmp_path / "run"
+    done = cli("run", "--profile", "quick", "--std", "c++11,c++20", *SMALL, "--no-exec", "--out", str(out), "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    recs = records(out)
+    assert len(recs) == 24 and {r["verdict"] for r in recs} == {"UNSUPPORTED"}
+    for r in recs:
+        assert r["case_id"].startswith("generated/g1.p") and r["section"] == corpus.SECTION
+        assert "not run" in r["reason"] or r["reason"].startswith("requires std>=c++14"), r["reason"]
+    assert sum(r["reason"].startswith("requires") for r in recs) <= 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failed"] == 0
+    listed = [cli("run", "--profile", "quick", *SMALL, "--list", "--shard", f"{k}/2").stdout.split() for k in (1, 2)]
+    assert sorted(listed[0] + listed[1]) == sorted(cli("run", "--profile", "quick", *SMALL, "--list").stdout.split())
+    assert listed[0] and listed[1] and not set(listed[0]) & set(listed[1])
+
+
+@needs_nvcc
+def test_a_valid_generated_program_the_compiler_rejects_or_crashes_on_fails(tmp_path):
+    """A toolchain that breaks what generated programs are: a rejection is FAIL, a crash UNRESOLVED."""
+    (tmp_path / "reject").mkdir()
+    (tmp_path / "crash").mkdir()
+    rejecting = real_nvcc_behind(tmp_path / "reject", r"s|^namespace sg_p\([0-9]*\) {|namespace sg_p\1 { int oops = ;|")
+    crashing = tmp_path / "crash" / "nvcc"
+    crashing.write_text(f'#!/bin/sh\ncase " $* " in *" batch.cu "*|*" generated.cu "*) kill -SEGV $$;; esac\n'
+                        f'exec {shutil.which("nvcc")} "$@"\n')
+    crashing.chmod(0o755)
+    for nvcc, verdict in ((rejecting, "FAIL"), (crashing, "UNRESOLVED")):
+        out = tmp_path / f"run-{verdict}"
+        done = cli("run", "--profile", "quick", "--generated", "3", "--rules", "generated", "--no-exec",
+                   "--nvcc", str(nvcc), "--out", str(out), "-q")
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert {r["verdict"] for r in records(out)} == {verdict}, [r["reason"] for r in records(out)]
+        assert (out / "repro").is_dir()
+
+
+def test_a_generated_program_checks_itself_against_the_model_on_the_host(tmp_path):
+    """The model's values are what g++ computes for the same bodies, and a planted fault in the arithmetic
+    (every ``^`` made ``|``) is seen: the check that judges generated programs can fail."""
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    programs = [populate.generate("host", i, policy="bitwise") for i in range(6)]
+    text = emit.host_check(programs, [reduce.expected(p) for p in programs])
+    results = {}
+    for name, source in (("model", text), ("fault", text.replace(" ^ ", " | "))):
+        (tmp_path / f"{name}.cpp").write_text(source)
+        subprocess.run(["g++", "-O0", "-w", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cpp")], check=True)
+        results[name] = subprocess.run([str(tmp_path / name)], capture_output=True, text=True).stdout.splitlines()[-1]
+    assert results["model"] == "OK" and results["fault"].startswith("WRONG")
+
+
+def test_invalid_generated_programs_stand_beside_their_handwritten_negative():
+    from suitegen.oracle import loader
+    from suitegen.synth import inject
+    orc = loader.load()
+    cases = corpus.invalid_cases("g1", 1, orc)
+    assert len(cases) == len(inject.VIOLATIONS) * len(inject.CONTEXTS)
+    for case in cases:
+        hand = orc.rule(case.rule.judged_as)
+        negative = next(v for v in hand.variants if v.name == case.variant.name)
+        assert case.variant.expectation == negative.expectation and case.rule.section == corpus.SECTION
+        assert inject.MARK in case.files[case.main_file].splitlines()[case.violation_line - 1]
+
+
+@needs_nvcc
+def test_invalid_generated_programs_are_judged_with_their_rules_deviations(tmp_path):
+    """An injected throw is rejected at its line (PASS); an injected long double is accepted, as the
+    hand-written case is, and that rule's recorded deviation covers it (XFAIL)."""
+    out = tmp_path / "run"
+    done = cli("run", "--profile", "quick", "--generated", "1", "--rules", "generated/*-throw-*", "--rules",
+               "generated/*-long-double-*", "--no-exec", "--out", str(out), "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdicts = {r["case_id"].split("-", 1)[1].rsplit("[")[0]: r["verdict"] for r in records(out)}
+    assert verdicts == {**{f"throw-{c}": "PASS" for c in ("template", "lambda", "member", "chain")},
+                        **{f"long-double-{c}": "XFAIL" for c in ("template", "lambda", "member", "chain")}}, verdicts
