@@ -122,7 +122,10 @@ def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_pat
         assert "not run" in r["reason"] or r["reason"].startswith("requires std>=c++14"), r["reason"]
     assert sum(r["reason"].startswith("requires") for r in recs) <= 3
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["failed"] == 0
+    assert summary["failed"] == 0 and summary["families"]["generated"]["results"] == 24
+    assert not summary["counts"].get("UNSUPPORTED"), "generated programs are counted apart from the guide's"
+    junit = (out / "junit.xml").read_text()
+    assert 'testsuite name="generated/generated"' in junit and 'name="family" value="generated"' in junit
     listed = [cli("run", "--profile", "quick", *SMALL, "--list", "--shard", f"{k}/2").stdout.split() for k in (1, 2)]
     assert sorted(listed[0] + listed[1]) == sorted(cli("run", "--profile", "quick", *SMALL, "--list").stdout.split())
     assert listed[0] and listed[1] and not set(listed[0]) & set(listed[1])
