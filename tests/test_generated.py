@@ -63,7 +63,7 @@ def test_float_programs_are_not_judged_under_flags_that_change_float_results():
 
 def test_the_corpus_cache_serves_only_entries_that_check(tmp_path, monkeypatch):
     monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))
-    first = generated.drawn("cached", 3, jobs=1)
+    first = generated.drawn("cached", range(3), jobs=1)
     entries = sorted((tmp_path / "generated").rglob("*.json"))
     assert len(entries) == 3
     # damage one entry's source (its digest no longer matches) and swap two others' contents
@@ -72,7 +72,7 @@ def test_the_corpus_cache_serves_only_entries_that_check(tmp_path, monkeypatch):
     entries[0].write_text(json.dumps(a))
     entries[1].write_text(json.dumps(c))
     entries[2].write_text(json.dumps(b))
-    again = generated.drawn("cached", 3, jobs=1)
+    again = generated.drawn("cached", range(3), jobs=1)
     assert again == first
     assert [json.loads(p.read_text())["program"]["source"] for p in entries] != [a["program"]["source"]] * 3
 

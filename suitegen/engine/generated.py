@@ -12,6 +12,7 @@ import hashlib
 import multiprocessing as mp
 import os
 from pathlib import Path
+from typing import Sequence
 
 from suitegen.compilers.cache import read_keyed, write_keyed
 from suitegen.compilers.toolchain import cache_root
@@ -49,26 +50,24 @@ def _draw_into_cache(seed: str, index: int, key: str) -> corpus.Drawn:
     return drawn
 
 
-def drawn(seed: str, count: int, jobs: int | None = None, use_cache: bool = True) -> list[corpus.Drawn]:
-    """Return programs ``0 .. count-1`` of corpus ``seed``, from the cache where it holds them."""
+def drawn(seed: str, indices: Sequence[int], jobs: int | None = None, use_cache: bool = True) -> list[corpus.Drawn]:
+    """Return these programs of corpus ``seed``, in order, from the cache where it holds them."""
     check_seed(seed)
     version = corpus.generator_version()
-    keys = [digest("generated", version, seed, i, length=32) for i in range(count)]
-    out: list[corpus.Drawn | None] = [_cached(k) if use_cache else None for k in keys]
-    missing = [i for i, d in enumerate(out) if d is None or d.seed != seed or d.index != i]
+    keys = {i: digest("generated", version, seed, i, length=32) for i in indices}
+    out = {i: _cached(k) if use_cache else None for i, k in keys.items()}
+    missing = [i for i, d in out.items() if d is None or d.seed != seed or d.index != i]
     if missing:
         workers = max(1, min(jobs or os.cpu_count() or 2, len(missing)))
         if workers == 1:
-            for i in missing:
-                out[i] = _draw_into_cache(seed, i, keys[i])
+            out.update({i: _draw_into_cache(seed, i, keys[i]) for i in missing})
         else:
             with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver")) as pool:
-                for i, d in zip(missing, pool.map(_draw_into_cache, [seed] * len(missing), missing,
-                                                  [keys[i] for i in missing], chunksize=8)):
-                    out[i] = d
-    return out  # type: ignore[return-value]
+                out.update(zip(missing, pool.map(_draw_into_cache, [seed] * len(missing), missing,
+                                                 [keys[i] for i in missing], chunksize=8)))
+    return [out[i] for i in indices]  # type: ignore[misc]
 
 
-def cases(seed: str, count: int, jobs: int | None = None, use_cache: bool = True) -> list[Case]:
-    """Return the corpus as cases, in program order."""
-    return [corpus.case(d) for d in drawn(seed, count, jobs, use_cache)]
+def cases(seed: str, indices: Sequence[int], jobs: int | None = None, use_cache: bool = True) -> list[Case]:
+    """Return these programs of the corpus as cases, in order."""
+    return [corpus.case(d) for d in drawn(seed, indices, jobs, use_cache)]

@@ -177,8 +177,8 @@ def load_cases(opts: RunOptions, corpus: CorpusSpec | None = None):
     renderer.check_templates(rules)
     wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
     programs = [i for i, rid in enumerate(ids) if rid in wanted]
-    drawn = generated.cases(corpus.seed, max(programs) + 1, use_cache=not opts.no_cache) if programs else []
-    return orc, [*renderer.render_all(rules), *(drawn[i] for i in programs),
+    drawn = generated.cases(corpus.seed, programs, use_cache=not opts.no_cache)
+    return orc, [*renderer.render_all(rules), *drawn,
                  *(c for c in invalid if c.rule.id in wanted)]
 
 

@@ -39,7 +39,12 @@ FLAG_FEATURES = {
     "--prec-sqrt=false": "approx-sqrt",
     "-fmad=true": "fmad",
     "--fmad=true": "fmad",
+    # code generation: unoptimised device code
+    "-G": "device-debug",
+    "--device-debug": "device-debug",
+    "-Xptxas=-O0": "ptxas-o0",
 }
+PAIRED_FLAG_FEATURES = {("-Xptxas", "-O0"): "ptxas-o0"}  # an option and its value as two words
 
 # Features that are not probed: the platform, the host compiler, a GPU, and what flags switch on.
 FIXED_FEATURES = frozenset({
@@ -51,7 +56,7 @@ FIXED_FEATURES = frozenset({
     "ptx-only",  # every target of the arch is compute_XX: no SASS, so no ptxas and no device link at build time
     "driver-jit",  # this machine's GPU runs no SASS target of the arch: its driver JIT-compiles the PTX
     "in-context",  # a generated program holding the rule's violation inside other code (synth/inject)
-    *FLAG_FEATURES.values(),
+    *FLAG_FEATURES.values(), *PAIRED_FLAG_FEATURES.values(),
 })
 
 OPS: dict[str, Callable] = {
@@ -112,7 +117,9 @@ class Env:
 
 def flag_features(flags) -> set[str]:
     """Return the features that a list of nvcc flags switches on."""
+    flags = list(flags)
     found = {FLAG_FEATURES[f] for f in flags if f in FLAG_FEATURES}
+    found |= {PAIRED_FLAG_FEATURES[pair] for pair in zip(flags, flags[1:]) if pair in PAIRED_FLAG_FEATURES}
     if "rdc" not in found:
         found.add("whole-program")
     return found
