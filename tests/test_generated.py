@@ -15,7 +15,8 @@ from suitegen.synth import corpus, emit, populate, reduce
 
 from conftest import REPO, needs_nvcc, real_nvcc_behind
 
-SMALL = ["--generated", "12", "--rules", "generated"]
+PROGRAMS = "generated/g1.p*[0-9]"  # the corpus's programs, not its injected ones (their ids end in a context)
+SMALL = ["--generated", "12", "--rules", PROGRAMS]
 
 
 def cli(*args, cwd=REPO, env=None, timeout=600):
@@ -62,9 +63,9 @@ def test_float_programs_are_not_judged_under_flags_that_change_float_results():
 
 
 def test_the_corpus_cache_serves_only_entries_that_check(tmp_path, monkeypatch):
-    monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))
+    monkeypatch.setenv("SUITEGEN_CORPUS_CACHE", str(tmp_path))
     first = generated.drawn("cached", range(3), jobs=1)
-    entries = sorted((tmp_path / "generated").rglob("*.json"))
+    entries = sorted(tmp_path.rglob("*.json"))
     assert len(entries) == 3
     # damage one entry's source (its digest no longer matches) and swap two others' contents
     a, b, c = (json.loads(p.read_text()) for p in entries)
@@ -126,8 +127,11 @@ def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_pat
     assert not summary["counts"].get("UNSUPPORTED"), "generated programs are counted apart from the guide's"
     junit = (out / "junit.xml").read_text()
     assert 'testsuite name="generated/generated"' in junit and 'name="family" value="generated"' in junit
-    listed = [cli("run", "--profile", "quick", *SMALL, "--list", "--shard", f"{k}/2").stdout.split() for k in (1, 2)]
-    assert sorted(listed[0] + listed[1]) == sorted(cli("run", "--profile", "quick", *SMALL, "--list").stdout.split())
+    two_batches = ["--generated", "40", "--rules", PROGRAMS]  # 32 programs a batch: shards split by unit
+    listed = [cli("run", "--profile", "quick", *two_batches, "--list", "--shard", f"{k}/2").stdout.split()
+              for k in (1, 2)]
+    assert sorted(listed[0] + listed[1]) == sorted(cli("run", "--profile", "quick", *two_batches,
+                                                       "--list").stdout.split())
     assert listed[0] and listed[1] and not set(listed[0]) & set(listed[1])
 
 
@@ -143,7 +147,7 @@ def test_a_valid_generated_program_the_compiler_rejects_or_crashes_on_fails(tmp_
     crashing.chmod(0o755)
     for nvcc, verdict in ((rejecting, "FAIL"), (crashing, "UNRESOLVED")):
         out = tmp_path / f"run-{verdict}"
-        done = cli("run", "--profile", "quick", "--generated", "3", "--rules", "generated", "--no-exec",
+        done = cli("run", "--profile", "quick", "--generated", "3", "--rules", PROGRAMS, "--no-exec",
                    "--nvcc", str(nvcc), "--out", str(out), "-q")
         assert done.returncode == 1, done.stdout + done.stderr
         assert {r["verdict"] for r in records(out)} == {verdict}, [r["reason"] for r in records(out)]

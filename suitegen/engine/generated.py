@@ -1,7 +1,7 @@
 """The generated corpus of a run: ``count`` programs of a seed as cases, drawn in parallel and cached.
 
 Drawing a program runs the model over every thread (about 0.1 s each), so programs are drawn in a process pool
-and kept in the cache (``$SUITEGEN_CACHE/generated``) under a key of the generator's code, the seed and the
+and kept in the corpus cache (``corpus_root``) under a key of the generator's code, the seed and the
 index. An entry is served only where its key matches and its source hashes to the digest it recorded;
 anything else is drawn again.
 """
@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen.compilers.cache import read_keyed, write_keyed
-from suitegen.compilers.toolchain import cache_root
 from suitegen.model import NAME, Case, UsageError, digest
 from suitegen.synth import corpus
 
@@ -29,8 +28,16 @@ def check_seed(seed: str, what: str = "--generated-seed") -> str:
     return seed
 
 
+def corpus_root() -> Path:
+    """Return the corpus cache's folder: ``$SUITEGEN_CORPUS_CACHE``, else the user's (``~/.cache/suitegen``, whatever
+    ``$SUITEGEN_CACHE`` says: a run with a build cache of its own still takes the programs it drew before, which
+    depend on their key alone)."""
+    return Path(os.environ.get("SUITEGEN_CORPUS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen", "generated"))
+
+
 def _path(key: str) -> Path:
-    return cache_root() / "generated" / key[:2] / f"{key}.json"
+    return corpus_root() / key[:2] / f"{key}.json"
 
 
 def _cached(key: str) -> corpus.Drawn | None:

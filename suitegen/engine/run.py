@@ -121,7 +121,12 @@ def list_items(spec: RunSpec) -> int:
     """Print the items a run with these options would judge, one per line, and exit."""
     session, _, configs = _open(spec)
     several = len(session.toolchains) > 1
-    for case, cfg in plan(session.cases, configs):
+    items = plan(session.cases, configs)
+    if spec.shard:  # the shard's items, as its run forms them
+        items = [(c, u.config) for u in shard(units(items, batching=session.options.batch != "off",
+                                                    deviations=session.oracle.deviations), spec.shard)
+                 for c in u.cases]
+    for case, cfg in items:
         print(item_name(case, cfg, several))
     return 0
 

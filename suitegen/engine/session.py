@@ -163,10 +163,17 @@ def load_rules(opts: RunOptions):
 
 def load_cases(opts: RunOptions, corpus: CorpusSpec | None = None):
     """Load the oracle and render the selected rules' cases, then the generated corpus's selected programs (and its
-    invalid ones); raises on any malformed input."""
+    injected ones); raises on any malformed input."""
+    orc, cases, programs = _selected(opts, corpus)
+    return orc, cases + _drawn(opts, corpus, programs)
+
+
+def _selected(opts: RunOptions, corpus: CorpusSpec | None):
+    """Return the oracle, the selected rules' cases (with the corpus's injected programs), and the indices of the
+    corpus's programs the selection holds (drawn later: ``_drawn``)."""
     if corpus is None:
         orc, rules, renderer = load_rules(opts)
-        return orc, renderer.render_all(rules)
+        return orc, renderer.render_all(rules), []
     orc = oracle_mod.load(opts.oracle)
     invalid = generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
     ids = [generated_corpus.rule_id(corpus.seed, i) for i in range(corpus.count)]
@@ -176,10 +183,13 @@ def load_cases(opts: RunOptions, corpus: CorpusSpec | None = None):
     renderer = Renderer(opts.templates)
     renderer.check_templates(rules)
     wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
-    programs = [i for i, rid in enumerate(ids) if rid in wanted]
-    drawn = generated.cases(corpus.seed, programs, use_cache=not opts.no_cache)
-    return orc, [*renderer.render_all(rules), *drawn,
-                 *(c for c in invalid if c.rule.id in wanted)]
+    return (orc, [*renderer.render_all(rules), *(c for c in invalid if c.rule.id in wanted)],
+            [i for i, rid in enumerate(ids) if rid in wanted])
+
+
+def _drawn(opts: RunOptions, corpus: CorpusSpec | None, programs: list[int]) -> list[Case]:
+    """Return the corpus's selected programs as cases (drawn, or from the corpus cache)."""
+    return generated.cases(corpus.seed, programs, use_cache=not opts.no_cache) if corpus and programs else []
 
 
 def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: CorpusSpec | None = None) -> Session:
@@ -197,8 +207,9 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
         gpu_probe = pool.submit(detect_gpu)
         probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting, wanted)
         try:
-            if cases is None:
-                orc, cases = load_cases(opts, corpus)
+            programs: list[int] = []
+            if cases is None:  # the corpus's programs are drawn once the toolchains are known to be good
+                orc, cases, programs = _selected(opts, corpus)
             else:
                 orc = oracle_mod.load(opts.oracle)
             wanted.set_result(_named_features(orc, cases))
@@ -217,6 +228,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
             toolchains, machine = probes.result()
         gpu = gpu_probe.result()
     detecting.shutdown(wait=False)  # what it was given still runs
+    cases = [*cases, *_drawn(opts, corpus, programs)]
     if opts.builds_to:
         cache.use_store(cache.Store.RECORD, opts.builds_to)
         cache.save_toolchains(toolchains, orc.content_hash)
