@@ -113,6 +113,7 @@ def _open(spec: RunSpec):
     """Return (session, matrix profile, configs) for the run's options, a corpus's cases and matrix included."""
     cases, base = _corpus_cases(spec)
     prof = options.resolve_profile(spec.options, base)
+    configs_for([], prof, check=False)  # a misspelt -std or arch is a usage error before anything is drawn or built
     session = open_session(spec.options, cases=cases, corpus=prof.generated)
     return session, prof, configs_for(session.toolchains, prof)
 
