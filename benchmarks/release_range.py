@@ -33,7 +33,7 @@ def build(out: Path, repros: list[str]) -> None:
             assert probe(nvcc).version_str == version
             for label, extra in (("default", ()), ("ptxas-O0", ("-Xptxas", "-O0"))):
                 cubin = out / f"{Path(repro).stem}-{version}-{label}.cubin"
-                argv = [nvcc, *BASE_FLAGS, "-arch=sm_90", *extra, "-cubin", repro, "-o", str(cubin)]
+                argv = [nvcc, "-std=c++17", *BASE_FLAGS, "-arch=sm_90", *extra, "-cubin", repro, "-o", str(cubin)]
                 done = subprocess.run(argv, capture_output=True, text=True)
                 entry["cubins"][f"{version} {label}"] = cubin.name if done.returncode == 0 else None
         manifest.append(entry)

@@ -25,11 +25,17 @@ VARIANT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")  # a plain file name: no folder, no '..', no space
 
 
+GENERATED_SECTION = "generated"  # the generated-program corpus (``synth.corpus``)
+FINDINGS_SECTION = "fuzz-findings"  # compiler bugs suitegen fuzz found, kept as cases
+CORPUS_SEED = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")  # a corpus seed: it names rules and files
+GENERATED_RULE = re.compile(rf"{GENERATED_SECTION}/(?P<seed>{CORPUS_SEED.pattern})\.p(?P<index>[0-9]+)")
+
+
 def section_family(section: str) -> str:
     """Return the family a section's rules and results are counted in, apart from the others: "findings" for the
-    compiler bugs suitegen fuzz found, kept as cases (``fuzz-findings``), "generated" for the generated-program
-    corpus (``generated``), "guide" for the guide's own sections."""
-    return {"fuzz-findings": "findings", "generated": "generated"}.get(section, "guide")
+    compiler bugs suitegen fuzz found, kept as cases (``FINDINGS_SECTION``), "generated" for the generated-program
+    corpus (``GENERATED_SECTION``), "guide" for the guide's own sections."""
+    return {FINDINGS_SECTION: "findings", GENERATED_SECTION: "generated"}.get(section, "guide")
 
 
 def safe_file_name(name: Any) -> bool:
@@ -335,13 +341,22 @@ class FlagSet:
 
 
 @dataclass(**FROZEN)
+class RuleRef:
+    """A rule known by its id and section alone, which is what selecting rules reads: a corpus program not yet
+    drawn."""
+
+    id: str
+    section: str
+
+
+@dataclass(**FROZEN)
 class CorpusSpec:
     """A profile's generated corpus: ``count`` programs of ``seed``, built under the profile's configs whose
     dialect and target are among ``stds`` and ``archs`` (empty: all of the profile's), and under the flag sets
     that name its section."""
 
-    seed: str
-    count: int
+    seed: str = "g1"  # the built-in profiles' seed
+    count: int = 0
     stds: tuple[str, ...] = ()
     archs: tuple[str, ...] = ()
     invalid: int = 0  # programs with one injected violation, per violation and context (``synth.inject``)

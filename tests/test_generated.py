@@ -79,8 +79,11 @@ def test_the_corpus_cache_serves_only_entries_that_check(tmp_path, monkeypatch):
 
 
 def test_corpus_options_and_profile_tables_are_checked(tmp_path):
-    with pytest.raises(UsageError, match="--generated -1"):
-        options.resolve_profile(RunOptions(profile="quick", generated=-1))
+    for bad_count in ("-1", "x"):
+        done = cli("run", "--generated", bad_count, "--list")
+        assert done.returncode == 2 and "expected a whole number, 0 or more" in done.stderr, done.stderr
+    done = cli("run", "--reduce-budget", "-5", "--list")
+    assert done.returncode == 2 and "expected a number of seconds, 0 or more" in done.stderr, done.stderr
     with pytest.raises(UsageError, match="--generated-seed 'a/b'"):
         options.resolve_profile(RunOptions(profile="quick", generated_seed="a/b"))
     bad = tmp_path / "m.toml"
@@ -136,22 +139,66 @@ def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_pat
 
 
 @needs_nvcc
-def test_a_valid_generated_program_the_compiler_rejects_or_crashes_on_fails(tmp_path):
-    """A toolchain that breaks what generated programs are: a rejection is FAIL, a crash UNRESOLVED."""
-    (tmp_path / "reject").mkdir()
-    (tmp_path / "crash").mkdir()
-    rejecting = real_nvcc_behind(tmp_path / "reject", r"s|^namespace sg_p\([0-9]*\) {|namespace sg_p\1 { int oops = ;|")
-    crashing = tmp_path / "crash" / "nvcc"
-    crashing.write_text(f'#!/bin/sh\ncase " $* " in *" batch.cu "*|*" generated.cu "*) kill -SEGV $$;; esac\n'
-                        f'exec {shutil.which("nvcc")} "$@"\n')
-    crashing.chmod(0o755)
-    for nvcc, verdict in ((rejecting, "FAIL"), (crashing, "UNRESOLVED")):
-        out = tmp_path / f"run-{verdict}"
-        done = cli("run", "--profile", "quick", "--generated", "3", "--rules", PROGRAMS, "--no-exec",
-                   "--nvcc", str(nvcc), "--out", str(out), "-q")
-        assert done.returncode == 1, done.stdout + done.stderr
-        assert {r["verdict"] for r in records(out)} == {verdict}, [r["reason"] for r in records(out)]
-        assert (out / "repro").is_dir()
+def test_a_valid_generated_program_the_compiler_rejects_fails(tmp_path):
+    """A toolchain that rejects what generated programs are: FAIL, with a reproducer; diff against a run of the
+    real nvcc lists the programs that flipped, and history shows them."""
+    rejecting = real_nvcc_behind(tmp_path, r"s|^namespace sg_p\([0-9]*\) {|namespace sg_p\1 { int oops = ;|")
+    out = tmp_path / "run"
+    done = cli("run", "--profile", "quick", "--generated", "2", "--rules", PROGRAMS, "--no-exec",
+               "--nvcc", str(rejecting), "--out", str(out), "-q")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert {r["verdict"] for r in records(out)} == {"FAIL"}, [r["reason"] for r in records(out)]
+    assert (out / "repro").is_dir()
+    real = tmp_path / "real"  # two toolkits' runs line up program by program: diff and history name the flips
+    done = cli("run", "--profile", "quick", "--generated", "2", "--rules", PROGRAMS, "--no-exec", "--out", str(real),
+               "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = cli("diff", str(real), str(out))
+    history = cli("history", str(real), str(out), "--out", str(tmp_path / "history"))
+    assert history.returncode == 0, history.stdout + history.stderr
+    table = (tmp_path / "history" / "history.md").read_text()  # one version: its rows merge the two toolchains'
+    for program in ("g1.p0", "g1.p1"):
+        assert f"generated/{program}" in shown.stdout, shown.stdout + shown.stderr
+        assert f"| `{program}` | FAIL (FAIL 1, UNSUPPORTED 1) |" in table, table
+
+
+@needs_nvcc
+def test_a_generated_program_the_compiler_crashes_on_is_reduced_filed_and_then_known(tmp_path):
+    """A toolchain that crashes on every source holding ``^``: the programs are UNRESOLVED, each is reduced within
+    the run's budget to a reproducer that still crashes (in its repro/ folder), and filed in the findings database.
+    A second run against that database takes them as XFAIL, a known finding, reducing
+    nothing."""
+    fake = tmp_path / "bin" / "nvcc"
+    fake.parent.mkdir()
+    # Triage's candidates build alone as fuzz.cu: those that lost the ``^`` are refused at once (not a crash), so
+    # the reduction costs no real builds.
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *.cu) grep -q "\\^" "$a" 2>/dev/null && kill -SEGV $$;; '
+                    'esac; done\ncase " $* " in *" fuzz.cu "*) echo "refused" >&2; exit 1;; esac\n'
+                    f'exec {shutil.which("nvcc")} "$@"\n')
+    fake.chmod(0o755)
+    db = tmp_path / "findings.json"
+    args = ("run", "--profile", "quick", "--generated", "2", "--rules", PROGRAMS, "--no-exec", "--nvcc", str(fake),
+            "--findings", str(db), "--reduce-budget", "120", "-q")
+    first = cli(*args, "--out", str(tmp_path / "first"))
+    assert first.returncode == 1, first.stdout + first.stderr
+    recs = records(tmp_path / "first")
+    assert {r["verdict"] for r in recs} == {"UNRESOLVED"} and len(recs) == 2, [r["reason"] for r in recs]
+    found = [json.loads(p.read_text()) for p in sorted((tmp_path / "first" / "findings").glob("*/finding.json"))]
+    assert [f["kind"] for f in found] == ["crash", "crash"] and not any(f["known"] for f in found), found
+    for f in found:
+        original = corpus.draw("g1", int(f["program_id"].rsplit(".p", 1)[1])).source
+        assert "^" in f["reproducer"] and f["lines"] < original.count("\n") / 2, f["reproducer"]
+    repro = sorted((tmp_path / "first" / "repro").glob("*/reduced.cu"))
+    assert len(repro) == 2 and "triage: crash" in (repro[0].parent / "expected-vs-observed.txt").read_text()
+    filed = json.loads(db.read_text())["findings"]
+    assert sorted(p for f in found for p in filed[f["bucket"]]["programs"]) == sorted(r["rule"] for r in recs)
+    second = cli(*args, "--out", str(tmp_path / "second"))
+    assert second.returncode == 0, second.stdout + second.stderr
+    again = records(tmp_path / "second")
+    latest = {(r["case_key"], r["config_key"]): r for r in again}
+    assert {r["verdict"] for r in latest.values()} == {"XFAIL"}, [r["reason"] for r in latest.values()]
+    assert {r["reason"].split(" (")[0] for r in latest.values()} == {f"known finding {f['bucket']}" for f in found}
+    assert not (tmp_path / "second" / "findings").exists(), "a known finding is not reduced again"
 
 
 def test_a_generated_program_checks_itself_against_the_model_on_the_host(tmp_path):

@@ -24,7 +24,8 @@ FAULTS = {
 def run(tmp_path, name, *args):
     out = tmp_path / name
     done = subprocess.run([sys.executable, "-m", "suitegen", "run", "--profile", "quick", "--rules", "generated",
-                           "--out", str(out), "-q", *args], capture_output=True, text=True, cwd=REPO, timeout=600)
+                           "--out", str(out), "--findings", str(tmp_path / "findings.json"), "-q", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
     return done, [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
 
@@ -40,10 +41,17 @@ def test_generated_programs_pass_with_the_real_nvcc(tmp_path):
 def test_a_planted_fault_fails_generated_programs(tmp_path, fault):
     (tmp_path / "w").mkdir()
     nvcc = real_nvcc_behind(tmp_path / "w", FAULTS[fault])
-    done, recs = run(tmp_path, fault, "--generated", "160", "--nvcc", str(nvcc))
+    budget = "120" if fault == "arithmetic" else "0"  # one fault is triaged too: confirmed, reduced, filed
+    done, recs = run(tmp_path, fault, "--generated", "160", "--nvcc", str(nvcc), "--reduce-budget", budget)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     failed = [r for r in recs if r["verdict"] == "FAIL"]
     assert failed, {r["verdict"] for r in recs}
     wrong = [r for r in failed if (r["execution"] or {}).get("status") == "failed"]
     assert wrong and all("wrong cells" in r["reason"] and "expected" in r["execution"]["output"] for r in wrong), failed
     assert (tmp_path / fault / "repro").is_dir()
+    if budget != "0":
+        found = [json.loads(p.read_text()) for p in (tmp_path / fault / "findings").glob("*/finding.json")]
+        reduced = [f for f in found if f["kind"] == "wrong-code" and f["reduced_still_differs"]]
+        assert reduced, [(f["kind"], f.get("why")) for f in found]
+        assert all(f["size"] < f["original_size"] and " ^ " in f["reproducer"] for f in reduced)
+        assert list((tmp_path / fault / "repro").glob("*/reduced.cu"))

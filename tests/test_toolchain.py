@@ -88,7 +88,8 @@ def test_crashing_nvcc_is_unresolved_not_pass(fake_nvcc, mini_oracle, tmp_path, 
 
 
 def test_hanging_nvcc_times_out(fake_nvcc, mini_oracle, tmp_path, capsys):
-    fake = fake_nvcc('case " $* " in *" -v "*) sleep 30;; esac; exit 0')  # hangs on case compiles only
+    # hangs on case compiles only (a --dryrun listing is bounded by nvcc_stages.LISTING_TIMEOUT)
+    fake = fake_nvcc('case " $* " in *" --dryrun "*) ;; *" -v "*) sleep 30;; esac; exit 0')
     code, records, _ = _run_with(fake, mini_oracle, tmp_path, capsys, "--timeout", "1")
     assert code == 1
     assert {r["observed"]["outcome"] for r in records} == {"timed-out"}

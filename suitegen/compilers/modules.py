@@ -16,7 +16,7 @@ from suitegen import procs
 from suitegen.compilers import artifacts, cache, nvrtc
 from suitegen.model import FROZEN, Compiler, Toolchain, UsageError
 
-BASE_FLAGS = ("-std=c++17", "-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
+BASE_FLAGS = ("-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
 
 
 @dataclass(**FROZEN)
@@ -27,6 +27,7 @@ class DeviceBuild:
     flags: tuple[str, ...] = ()
     output: str = "cubin"  # "cubin" (SASS for ``arch``) or "ptx" (the driver JIT-compiles it when loading)
     arch: str = "sm_90"
+    std: str = "c++17"
 
     @property
     def target(self) -> str:
@@ -35,7 +36,7 @@ class DeviceBuild:
 
     def nvcc_flags(self) -> tuple[str, ...]:
         """Return the nvcc flags of this build (without the output kind, source and output)."""
-        return (*BASE_FLAGS, f"-arch={self.target}", *self.flags)
+        return (f"-std={self.std}", *BASE_FLAGS, f"-arch={self.target}", *self.flags)
 
     def argv(self, toolchain: Toolchain, source: str, out: str) -> list[str]:
         """Return the nvcc (or NVRTC) command that builds ``source`` into ``out``; raises ValueError for a
@@ -46,10 +47,10 @@ class DeviceBuild:
         if toolchain.kind is Compiler.NVRTC:
             flags = ["-Xptxas=-O0" if f == "-O0" and p == "-Xptxas" else f
                      for p, f in zip(("", *self.flags), self.flags) if f != "-Xptxas"]
-            missing = [f for f in (*BASE_FLAGS[1:], *flags) if f not in nvrtc.OPTIONS]
+            missing = [f for f in (*BASE_FLAGS, *flags) if f not in nvrtc.OPTIONS]
             if missing:
                 raise UsageError(f"build {self.name}: NVRTC has no option for {' '.join(missing)}")
-            return nvrtc.command(toolchain.nvcc, "c++17", target, (*BASE_FLAGS[1:], *flags), source, out)
+            return nvrtc.command(toolchain.nvcc, self.std, target, (*BASE_FLAGS, *flags), source, out)
         return [toolchain.nvcc, *self.nvcc_flags(), f"-{self.output}", source, "-o", out]
 
 

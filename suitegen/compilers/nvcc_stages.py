@@ -41,6 +41,8 @@ _CICC = re.compile(r"(^|/)cicc$")
 _lock = threading.Lock()
 _seen: dict[tuple, bool | int | list] = {}
 
+LISTING_TIMEOUT = 10.0  # seconds for a --dryrun listing: it runs no stage (about 0.1 s); a hanging nvcc is bounded
+
 
 def _normalised(words: list[str]) -> tuple[str, ...]:
     """A stage's command without the names of the files it writes (see ``SAME_BUT_FOR``)."""
@@ -92,7 +94,7 @@ def front_end_stages(output: str) -> list[tuple[str, ...]]:
             if ("-E" in stage and any(w.startswith("-D__CUDA_ARCH__=") for w in stage)) or _CICC.search(stage[0])]
 
 
-def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[str], timeout: float = 60.0) -> bool:
+def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[str], timeout: float = LISTING_TIMEOUT) -> bool:
     """Whether ``short`` runs the device front-end stages of ``full`` (``nvcc --dryrun`` of each, in one scratch
     folder); asked once per toolchain and pair of commands, and kept in the cache (a build store too, so a
     replaying machine without that nvcc takes the short builds it recorded)."""
@@ -101,7 +103,7 @@ def same_front_end(toolchain: Toolchain, full: Sequence[str], short: Sequence[st
     return bool(same)
 
 
-def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[str], timeout: float = 60.0,
+def shared_stages(toolchain: Toolchain, first: Sequence[str], other: Sequence[str], timeout: float = LISTING_TIMEOUT,
                   alike: bool = False) -> int:
     """Return how many stages, from the first on, ``other`` runs just as ``first`` does (by ``nvcc --dryrun``,
     but for the names of the files they write; ``alike``: and the macros naming the build's targets, ``_alike``);
@@ -177,7 +179,7 @@ def _alike(stage: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def narrow_stages(toolchain: Toolchain, narrow: Sequence[str], wide: Sequence[str],
-                  timeout: float = 60.0) -> tuple[int, list[int]] | None:
+                  timeout: float = LISTING_TIMEOUT) -> tuple[int, list[int]] | None:
     """Return how many stages ``wide`` runs and the indices, among them, of those ``narrow`` runs too (by ``nvcc
     --dryrun``): every stage of ``narrow`` but its packing (fatbinary), in order, run by ``wide`` alike
     (``_alike``); None where some is not, or nvcc could not list them. Kept like ``same_front_end``.

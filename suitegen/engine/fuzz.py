@@ -40,7 +40,7 @@ from suitegen.engine import triage
 from suitegen.engine.run import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
-from suitegen.model import FROZEN, Toolchain, UsageError
+from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError
 from suitegen.report.run_folder import ResultsFile, RunLock, _cut_partial_line, _lines, write_json
 from suitegen.synth import emit, populate, reduce
 
@@ -185,10 +185,13 @@ def launches(programs) -> list[tuple[str, int, int, int]]:
 class Campaign:
     """One fuzz campaign: its options, toolchain, GPU runner, findings so far and state on disk."""
 
-    def __init__(self, toolchain: Toolchain, opts: Options, runner=None, say: Callable[[str], None] = print):
+    def __init__(self, toolchain: Toolchain, opts: Options, runner=None, say: Callable[[str], None] = print,
+                 builds: list[DeviceBuild] | None = None):
+        """``builds``: the builds themselves, where they are not ``BUILDS``'s for ``opts.builds`` (a run's triage
+        of its generated programs builds them as its config did)."""
         self.tc, self.opts, self.runner, self.say = toolchain, opts, runner, say
-        self.builds = [replace(BUILDS[b], arch=opts.arch if BUILDS[b].output == "cubin" else BUILDS[b].arch)
-                       for b in opts.builds]
+        self.builds = builds or [replace(BUILDS[b], arch=opts.arch if BUILDS[b].output == "cubin" else BUILDS[b].arch)
+                                 for b in opts.builds]
         self.tally = Tally()
         self.lock = threading.Lock()
         self.suspects: list[dict] = []
@@ -590,7 +593,7 @@ def _campaign(args, campaign: Campaign) -> int:
     from suitegen.report import fuzz_page
     out = campaign.opts.out
     try:
-        triage.check_database(campaign.database, say=campaign.say)  # a damaged one is kept aside now, and said
+        triage.read_findings(campaign.database, say=campaign.say)  # a damaged one is kept aside now, and said
         if args.programs:  # no campaign: these programs of the seed are confirmed and reduced now
             campaign.suspects = [{"kind": "wrong", "index": i, "bad": ["named"]} for i in args.programs]
             findings = campaign.investigate(per_signature=len(args.programs))
@@ -678,7 +681,7 @@ def save_command(args) -> int:
         when = args.when or f"nvcc=={f['toolchain']}"
         written = regression.save(f, resources.oracle_root(), resources.templates_root(), when,
                                   datetime.date.today().isoformat(), args.jit_when)
-        print(f"fuzz --save: {bucket} kept as rule {loader.FINDINGS_SECTION}/{bucket}, wrong where {when}: "
+        print(f"fuzz --save: {bucket} kept as rule {FINDINGS_SECTION}/{bucket}, wrong where {when}: "
               + ", ".join(str(p) for p in written))
     loader.load(resources.oracle_root())  # what was written must load
     return 0

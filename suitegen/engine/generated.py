@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen.compilers.cache import read_keyed, write_keyed
-from suitegen.model import NAME, Case, UsageError, digest
+from suitegen.model import CORPUS_SEED, Case, UsageError, digest
 from suitegen.synth import corpus
 
 __all__ = ["cases", "check_seed"]
@@ -23,7 +23,7 @@ __all__ = ["cases", "check_seed"]
 
 def check_seed(seed: str, what: str = "--generated-seed") -> str:
     """Return a corpus seed, or raise UsageError naming ``what``: it names rules and files, so it is a plain name."""
-    if not isinstance(seed, str) or not NAME.fullmatch(seed) or len(seed) > 40:
+    if not isinstance(seed, str) or not CORPUS_SEED.fullmatch(seed):
         raise UsageError(f"{what} {seed!r}: expected letters, digits, '_', '.' or '-' (at most 40)")
     return seed
 

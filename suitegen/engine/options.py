@@ -35,6 +35,28 @@ def seconds(text: str) -> float:
     return value
 
 
+def budget(text: str) -> float:
+    """Return a number of seconds, 0 or more (an argparse type: ``--reduce-budget``, where 0 turns a step off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds, 0 or more")
+    return value
+
+
+def whole(text: str) -> int:
+    """Return a whole number, 0 or more (an argparse type: ``--generated``, where 0 turns the corpus off)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number, 0 or more")
+    return value
+
+
 def word(text: str) -> str:
     """Return a value that is not blank (an argparse type: ``--seed``)."""
     if not text.strip():
@@ -106,10 +128,16 @@ OPTIONS: tuple[Option, ...] = (
            "it in DIR with the toolchains' identities; nothing runs here: carry DIR to a GPU machine"),
     Option(name="builds-from", metavar="DIR", help="take every build from DIR (written by --builds-to) instead of "
            "compiling, and run them here: for a compiler this machine lacks"),
-    Option(name="generated", type=int, metavar="N", help="generated programs in the run (default: the profile's; "
+    Option(name="generated", type=whole, metavar="N", help="generated programs in the run (default: the profile's; "
            "0: none): programs 0..N-1 of the corpus seed, each judged against the model that made it"),
     Option(name="generated-seed", metavar="SEED", help="the generated corpus's seed (default: the profile's); "
            "one seed gives the same programs on every machine and toolkit"),
+    Option(name="reduce-budget", type=budget, metavar="SECONDS", commands=frozenset({"run"}),
+           help="seconds the run spends, after its items, confirming and reducing the generated programs that went "
+                "wrong (default 180; 0: none); each reduced reproducer lands in the item's repro/ folder"),
+    Option(name="findings", metavar="FILE", commands=frozenset({"run"}),
+           help="the findings database a run's wrong generated programs are filed in and matched against; a "
+                "program a known finding explains is XFAIL (default: reports/fuzz/findings.json, the campaigns')"),
     Option(name="allow-xpass", action="store_true", default=False,
            help="report XPASS (a known deviation that no longer shows) without failing: for exploratory runs"),
 )
@@ -139,6 +167,8 @@ class RunOptions:
     allow_xpass: bool = False
     generated: int | None = None  # the corpus's size (None: the profile's)
     generated_seed: str | None = None
+    reduce_budget: float = 180.0
+    findings: str | None = None  # None: the campaigns' database (``run_findings.database``)
 
 
 def to_json(opts: RunOptions) -> dict:
@@ -162,7 +192,7 @@ def given(opts: RunOptions, saved: RunOptions) -> RunOptions:
 
 # What a resumed run may give anew: how it builds and reports, not what it judges. Every other option is the run's
 # own, so an option added later is one a resume keeps unless it is named here.
-HOW = frozenset({"timeout", "exec_timeout", "batch", "no_cache", "allow_xpass"})
+HOW = frozenset({"timeout", "exec_timeout", "batch", "no_cache", "allow_xpass", "reduce_budget", "findings"})
 
 
 def selection(opts: RunOptions) -> dict:
@@ -262,10 +292,8 @@ def _corpus(opts: RunOptions, prof):
     for its size and seed; ``--std``/``--arch`` replace its dialects and targets as they do the profile's. A run of
     an oracle of one's own (``--oracle``) judges its rules alone unless ``--generated`` asks for programs."""
     from suitegen.engine.generated import check_seed
-    from suitegen.model import CorpusSpec, UsageError
-    spec = prof.generated or CorpusSpec(seed="g1", count=0)
-    if opts.generated is not None and opts.generated < 0:
-        raise UsageError(f"--generated {opts.generated}: expected a number of programs >= 0")
+    from suitegen.model import CorpusSpec
+    spec = prof.generated or CorpusSpec()
     spec = replace(spec, count=spec.count if opts.generated is None else opts.generated,
                    seed=check_seed(opts.generated_seed) if opts.generated_seed is not None else spec.seed,
                    stds=() if opts.std else spec.stds, archs=() if opts.arch else spec.archs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from suitegen.oracle.loader import FINDINGS_SECTION
+from suitegen.model import FINDINGS_SECTION
 from suitegen.synth import emit
 from suitegen.model import UsageError
 

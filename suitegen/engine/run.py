@@ -188,9 +188,15 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
     stopped, finished = None, 0
     resume = f"{invocation()} run --resume {shlex.quote(str(folder))}"
     checkpoint = Checkpoint(folder, session.oracle.sections, dict(meta, resume_command=resume))
+    triaged = False
     try:
         stopped, finished = _execute(session, work, len(items), results, jobs, quiet=spec.quiet, estimate=estimate,
                                      checkpoint=checkpoint)
+        if stopped is None:
+            triaged = _triage(session, results, folder, run_id, jobs)
+    except StopRun as stop:  # during the triage: every record is in, and a later triage takes it up again
+        procs.stop_all()
+        stopped = stop.signum
     finally:
         session.close()
     wall = time.monotonic() - start
@@ -201,8 +207,9 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
                 items_per_second=round(finished / wall, 2) if wall else None, unit_costs=estimate.costs(),
                 resume_command=resume if stopped else None)
     write_json(folder / META, meta)
-    # A stop may come between a record's write and its report: a stopped run's reports are made from its file.
-    reports = Reports(folder, session.oracle.sections, meta) if stopped else checkpoint.reports
+    # A stop may come between a record's write and its report, and triage changes records and reproducers: then the
+    # reports are made from the file.
+    reports = Reports(folder, session.oracle.sections, meta) if stopped or triaged else checkpoint.reports
     summary = reports.publish(meta)
     print(table(summary))
     print(f"\n{summary['results']} results in {folder}; this run: {finished} items in {wall:.1f}s "
@@ -216,6 +223,21 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
     if stopped is not None:
         return 128 + stopped
     return 1 if summary["failed"] or regressions else 0
+
+
+def _triage(session: Session, results: ResultsFile, folder: Path, run_id: str, jobs: int) -> bool:
+    """Triage the run's wrong generated programs within ``--reduce-budget`` (``run_findings``); append the XFAIL
+    records of those a known finding explains. Return whether any program was triaged."""
+    from suitegen.engine import run_findings
+    opts = session.options
+    records = results.read()
+    if not opts.reduce_budget or not any(run_findings.triaged(r) for r in records):
+        return False
+    db = Path(opts.findings) if opts.findings else resources.REPORTS / "fuzz" / "findings.json"
+    say = partial(print, file=sys.stderr)
+    results.append_all(run_findings.triage_run(records, session.toolchains, session.fatbin, db, folder, run_id,
+                                               opts.reduce_budget, jobs, say))
+    return True
 
 
 def _legs(before: dict) -> list[dict]:

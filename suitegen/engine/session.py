@@ -11,7 +11,6 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from types import SimpleNamespace
 from typing import Sequence
 
 from suitegen import resources
@@ -26,7 +25,7 @@ from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import compute_capability
 from suitegen.judge.verdicts import GPU_CC
-from suitegen.model import Case, CompileResult, Compiler, Config, CorpusSpec, ObservedConfig, Std, Toolchain, UsageError, arch_number
+from suitegen.model import Case, CompileResult, Compiler, Config, CorpusSpec, ObservedConfig, RuleRef, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
 from suitegen.oracle import conditions
 from suitegen.oracle.conditions import Features
@@ -177,7 +176,7 @@ def _selected(opts: RunOptions, corpus: CorpusSpec | None):
     orc = oracle_mod.load(opts.oracle)
     invalid = generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
     ids = [generated_corpus.rule_id(corpus.seed, i) for i in range(corpus.count)]
-    stand_ins = [SimpleNamespace(id=i, section=generated_corpus.SECTION) for i in ids]
+    stand_ins = [RuleRef(id=i, section=generated_corpus.SECTION) for i in ids]
     chosen = select_rules([*orc.rules, *stand_ins, *(c.rule for c in invalid)], opts.rules)
     rules = [r for r in chosen if r.section != generated_corpus.SECTION]
     renderer = Renderer(opts.templates)

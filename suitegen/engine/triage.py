@@ -190,10 +190,11 @@ def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:
     return out
 
 
-def investigate(campaign, suspect: dict, deadline: float) -> dict | None:
-    """Confirm a wrong program alone, twice, then reduce it; return the finding (None if it did not repeat)."""
+def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict | None:
+    """Confirm a wrong program alone, twice, then reduce it; return the finding (None if it did not repeat).
+    ``program``: the program itself, where it is not the campaign's draw of ``suspect["index"]``."""
     o = campaign.opts
-    program = populate.generate(o.seed, suspect["index"], o.policy)
+    program = program or populate.generate(o.seed, suspect["index"], o.policy)
     first = statuses_alone(campaign, program)
     second = statuses_alone(campaign, program)
     failing = {b for b, s in first.items() if _bad(s)}
@@ -248,11 +249,11 @@ def standalone_runs(campaign, text: str, bad: str, good: str | None) -> dict[str
     return out
 
 
-def investigate_crash(campaign, suspect: dict, deadline: float) -> dict:
+def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict:
     """Find which program of a file crashes a build, reduce it (each candidate built alone), and return the finding."""
     o = campaign.opts
     build = next(b for b in campaign.builds if b.name == suspect["build"])
-    programs = [populate.generate(o.seed, suspect["index"], o.policy)]
+    programs = [program or populate.generate(o.seed, suspect["index"], o.policy)]
     def crashes(programs_: list) -> list[bool]:
         def one(p):
             folder = Path(tempfile.mkdtemp(prefix="c", dir=campaign.scratch))
@@ -351,6 +352,8 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print)
             entry["hits"] += 1
             if campaign not in entry["campaigns"]:
                 entry["campaigns"].append(campaign)
+            if f.get("program_id") and f["program_id"] not in entry.setdefault("programs", []):
+                entry["programs"].append(f["program_id"])  # a run's generated program this finding explains
             out.append(dict(f, bucket=key, known=known, hits=entry["hits"]))
         data = json.dumps(db, indent=1).encode()
         cache.write_file(db_path, data)  # a temp file of its own, then a rename
@@ -359,10 +362,12 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print)
     return out
 
 
-def check_database(db_path: Path, say=print) -> None:
-    """Keep a damaged findings database aside now, saying so (``file_findings`` would, after the campaign)."""
+def read_findings(db_path: Path, say=print) -> dict:
+    """Return the findings database (empty where there is none); a damaged one is kept aside now, and said
+    (``file_findings`` would, when it next files)."""
     with _held(db_path):
-        _read_database(db_path, say)
+        return _read_database(db_path, say)
+
 
 
 @contextlib.contextmanager
@@ -400,7 +405,7 @@ def _damage(text: str) -> str | None:
         return "not an object whose 'findings' is an object"
     for key, e in db["findings"].items():
         whole = isinstance(e, dict) and isinstance(e.get("first"), dict) and isinstance(e.get("campaigns"), list) \
-            and type(e.get("hits")) is int
+            and type(e.get("hits")) is int and isinstance(e.get("programs", []), list)
         if not whole:
             return f"entry {key!r} is not an object of 'first', 'hits' and 'campaigns'"
     return None

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from suitegen import hooks, resources
-from suitegen.model import (FILE_NAME, UsageError, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
+from suitegen.model import (FILE_NAME, FINDINGS_SECTION, GENERATED_RULE, UsageError, FROZEN, NAME, PHASE_GROUPS, VARIANT_NAME, Compiler, Deviation, Expect, Expectation, Mode,
                             Outcome, Phase, Rule, Variant, safe_file_name)
 from suitegen.oracle import conditions, fields
 
@@ -29,8 +29,6 @@ INCIDENTAL_WARNINGS = ('variable "x" was declared but never referenced', 'variab
                        'parameter "x" was declared but never referenced', "unused variable 'x'")
 SEED_EDITION = "seeds"  # a rule's statement comes from the source documents unless it names a later edition
 # A generated program of the run's corpus (synth.corpus: not an oracle file's rule): a deviation may name one
-GENERATED_RULE = re.compile(r"generated/[A-Za-z0-9][A-Za-z0-9_.-]{0,39}\.p[0-9]+")
-FINDINGS_SECTION = "fuzz-findings"  # compiler bugs suitegen fuzz found, kept as cases; the trace counts them apart
 
 
 class OracleError(UsageError):

@@ -19,7 +19,7 @@ from typing import Mapping, Sequence
 import jinja2
 
 from suitegen.judge.behaviour import sentence
-from suitegen.model import Record, Verdict, plain, section_family
+from suitegen.model import GENERATED_SECTION, Record, Verdict, plain, section_family
 from suitegen.report.repro import obtained
 from suitegen.report.summary import GUIDE, family_title, when
 
@@ -139,7 +139,7 @@ def render(records: Sequence[Record], summary: Mapping, cases: Mapping[str, Mapp
             entry["results"].append([g, c, _detail(r)])
             if r.case_key not in data["sources"] or (r.verdict is not Verdict.PASS
                                                       and "left_out" in data["sources"][r.case_key]):
-                passed = section_family(section) == "generated" and r.verdict is Verdict.PASS
+                passed = section == GENERATED_SECTION and r.verdict is Verdict.PASS
                 data["sources"][r.case_key] = _sources(case, PASSED_GENERATED if passed else "")
         block = len(blocks)
         blocks.append({"id": f"data-{block}", "data": _pack(data)})

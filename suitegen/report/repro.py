@@ -48,6 +48,27 @@ def _comment(text: str) -> str:
     return "# " + re.sub(r"[\t\n]+", " ", visible(text))
 
 
+TRIAGED = "findings"  # a run folder's triaged generated programs (``engine.run_findings``), by reproducer folder
+
+
+def _triaged(found: Path, target: Path) -> list[str]:
+    """Return what the run's triage found of this item (its reduced reproducer copied beside the sources)."""
+    try:
+        finding = json.loads((found / "finding.json").read_text())
+    except (OSError, ValueError):
+        return []
+    lines = ["", f"triage: {finding.get('kind')}" + (f", stage {finding['stage']}" if finding.get("stage") else "")
+             + (f", bucket {finding['bucket']}" + (" (known)" if finding.get("known") else " (new)")
+                if finding.get("bucket") else "")]
+    if isinstance(finding.get("reproducer"), str):
+        (target / "reduced.cu").write_text(finding["reproducer"])
+        lines.append(f"reduced reproducer: reduced.cu ({finding['reproducer'].count(chr(10))} lines)")
+        lines += [f"  {c}" for c in finding.get("commands", []) if isinstance(c, str)]
+    if finding.get("why") or finding.get("error"):
+        lines.append(f"  {finding.get('why') or finding.get('error')}")
+    return lines
+
+
 def write_repro(folder: Path, record: Record, case: Mapping | None) -> Path | None:
     """Write repro/<case>/ for a FAIL or UNRESOLVED: sources, run.sh with the exact commands, expected vs observed.
 
@@ -78,5 +99,6 @@ def write_repro(folder: Path, record: Record, case: Mapping | None) -> Path | No
     text += [f"  {d.severity}: {d.file or ''}({d.line or ''}) {d.message}" for d in (obs.diagnostics if obs else ())]
     if record.execution:
         text.append(f"execution: {json.dumps(record.execution.to_json(), indent=1, sort_keys=True)}")
+    text += _triaged(folder / TRIAGED / target.name, target)
     (target / "expected-vs-observed.txt").write_text(visible("\n".join(text) + "\n"))
     return target

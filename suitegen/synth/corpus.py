@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from dataclasses import replace
 
-from suitegen.model import FROZEN, Case, Expect, Expectation, Mode, Rule, Std, Variant, digest
+from suitegen.model import FROZEN, GENERATED_SECTION, Case, Expect, Expectation, Mode, Rule, Std, Variant, digest
 from suitegen.oracle import conditions
 from suitegen.synth import emit, inject, populate, reduce
 
-SECTION = "generated"
+SECTION = GENERATED_SECTION
 FILE = "generated.cu"
 # Float arithmetic is built without contraction, so the model's IEEE results are the device's. Flags that let
 # the compiler compute otherwise (fast math, flush to zero, approximate division and square root, contraction)
@@ -59,13 +59,18 @@ class Drawn:
         return cls(**{**{k: data[k] for k in kinds}, "tags": tuple(tags)})
 
 
+def program(seed: str, index: int):
+    """Return the model's program ``index`` of corpus ``seed`` (``ir.Program``): even ones valid in C++11."""
+    return populate.generate(seed, index, std=Std.CXX11 if index % 2 == 0 else None)
+
+
 def draw(seed: str, index: int) -> Drawn:
     """Return program ``index`` of corpus ``seed`` (a pool task: about 0.1 s of the model's work)."""
-    program = populate.generate(seed, index, std=Std.CXX11 if index % 2 == 0 else None)
-    reproducer = emit.standalone(program, reduce.expected(program))
-    return Drawn(seed=seed, index=index, source=emit.as_case(reproducer), std=populate.dialect(program).value,
-                 policy=program.policy, floating=bool(re.search(r"\b(float|double)\b", emit.reducible(program))),
-                 tags=program.tags)
+    made = program(seed, index)
+    reproducer = emit.standalone(made, reduce.expected(made))
+    return Drawn(seed=seed, index=index, source=emit.as_case(reproducer), std=populate.dialect(made).value,
+                 policy=made.policy, floating=bool(re.search(r"\b(float|double)\b", emit.reducible(made))),
+                 tags=made.tags)
 
 
 def rule_id(seed: str, index: int) -> str:
@@ -94,12 +99,12 @@ def invalid_cases(seed: str, per_cell: int, oracle) -> list[Case]:
     out = []
     known = {r.id for r in oracle.rules}  # an oracle of one's own may lack the rule a violation stands beside
     violations = [v.name for v in inject.VIOLATIONS if v.rule in known]
+    dialects = {k: populate.dialect(populate.generate(seed, k)).value for k in range(per_cell)}  # matrix's programs
     for inv in inject.matrix(seed, per_cell, violations) if violations else ():
         violation = inject.BY_NAME[inv.violation]
         hand = oracle.rule(violation.rule)
         negative = next(v for v in hand.variants if v.name == violation.case)
-        program = populate.generate(seed, int(inv.program[1:]))
-        needs = [c.text for c in (hand.requires,) if c is not None] + [f"std>={populate.dialect(program).value}"]
+        needs = [c.text for c in (hand.requires,) if c is not None] + [f"std>={dialects[int(inv.program[1:])]}"]
         variant = replace(negative, params={}, strategies={}, mode=Mode.COMPILE, valid_in=None,
                           note=f"{violation.name} in a {inv.context}, {inv.depth} calls deep")
         rule = Rule(id=f"{SECTION}/{seed}.{inv.program}-{inv.violation}-{inv.context}", section=SECTION,
