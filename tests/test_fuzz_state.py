@@ -220,3 +220,35 @@ def test_swapped_cached_modules_are_rebuilt_not_served(tmp_path, monkeypatch):
         assert not any(b.cached for b in again), f"a swapped {suffix} was served"
         assert [b.module.read_bytes() for b in again] == right
         assert all(b.cached for b in build_all(f"c{suffix}")), "the rebuilt module is served again"
+
+
+@needs_nvcc
+def test_a_campaign_against_a_toolchain_that_refuses_every_build_ends_within_its_budget(tmp_path):
+    """Every build is refused (after a pause): splitting files to find whose program it was would take a build per
+    program, so the campaign stops splitting at its budget and leaves a file not yet checked for the next leg. It
+    ends within a tenth of its budget (and a little for starting and writing its page), keeps one record per
+    program checked, and reports the refusals as one finding per build, not one per program."""
+    import time
+    fake = tmp_path / "bin" / "nvcc"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\ncase "$1" in --version) exec {shutil.which("nvcc")} --version;; esac\n'
+                    'sleep 0.3; echo "fuzz.cu(7): error: refused here" >&2; exit 1\n')
+    fake.chmod(0o755)
+    out = tmp_path / "c"
+    args = ("--seed", "refused", "--nvcc", str(fake), "--no-gpu", "--builds", "default,ptxas-O0", "--per-file", "8",
+            "-j", "2", "--no-reduce", "--out", str(out))
+    start = time.monotonic()
+    done = fuzz_cli(*args, "--budget", "20s")
+    wall = time.monotonic() - start
+    assert done.returncode == 1, done.stdout + done.stderr
+    state = json.loads((out / "campaign.json").read_text())
+    assert state["tally"]["seconds"] <= 20 * 1.1 and wall < 20 * 1.1 + 10, (state["tally"], wall)
+    checked = [r["index"] for r in records(out)]
+    assert checked and len(checked) == len(set(checked)) == state["tally"]["generated"]
+    found = json.loads((out / "findings.json").read_text())
+    refusals = [f for f in found if f["kind"] == "build"]
+    assert sorted(f["build"] for f in refusals) == ["default", "ptxas-O0"], refusals
+    assert all(f["count"] == len(checked) for f in refusals)
+    again = fuzz_cli(*args, "--budget", "3s")  # the next leg starts where the first left off
+    assert [r["index"] for r in records(out)][:len(checked)] == checked
+    assert len({r["index"] for r in records(out)}) == len(records(out)), again.stdout + again.stderr

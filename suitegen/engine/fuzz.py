@@ -202,6 +202,7 @@ class Campaign:
         self.files: set[int] = set()  # and their files
         self._scratch: Path | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=max(1, opts.jobs))  # reductions' builds and runs
+        self.deadline = float("inf")  # the budget's end (``run``): a failed build is split no further after it
 
     @property
     def scratch(self) -> Path:
@@ -279,20 +280,29 @@ class Campaign:
         write_json(self.state_path, self.state())
 
     # ---- one file of programs
-    def check_file(self, index: int, programs: list, expected: list) -> list[dict]:
+    def late(self) -> bool:
+        """Whether the budget and its grace (a twentieth of it) are spent: a file still being checked then is left
+        for the next leg, so a campaign ends within a tenth of its budget whatever the toolchain does."""
+        return time.monotonic() > self.deadline + self.opts.budget / 20
+
+    def check_file(self, index: int, programs: list, expected: list) -> list[dict] | None:
         """Build one file of programs every way, run it, and return one record per program (with nvcc's words
-        under ``failures`` for a build that made no module)."""
+        under ``failures`` for a build that made no module); None where the budget ran out first (``late``)."""
         folder = self.scratch / f"f{index}"
         source = emit.source(programs)
         records = [{"index": int(p.name[1:]), "seed": self.opts.seed, "policy": p.policy, "tags": list(p.tags),
                     "builds": {}, "host": {}} for p in programs]
         for build in self.builds:
+            if self.late():
+                return None
             for r, (status, failure) in zip(records, self.build_and_run(build, programs, expected, folder, source)):
                 r["builds"][build.name] = status
                 if failure:
                     r.setdefault("failures", {})[build.name] = failure
         if self.opts.host or self.runner is None:
             for name in self.opts.host_builds:
+                if self.late():
+                    return None
                 run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
                                      host_check.HOST_BUILDS[name])
                 for r, p in zip(records, programs):
@@ -316,9 +326,12 @@ class Campaign:
             statuses = self.run_module(built.module, programs, expected) if self.runner is not None else \
                 ["built"] * len(programs)
             return [(s, None) for s in statuses]
-        if len(programs) == 1:
-            failure = {"kind": "crash" if built.crashed else "build", "log": built.log[-2000:], "argv": list(built.argv)}
-            return [("crashed" if built.crashed else "no-module", failure)]
+        if len(programs) == 1 or time.monotonic() > self.deadline and not built.crashed:
+            # Past the budget a refused file is not split to find whose program it was (a toolchain that refuses
+            # every build would cost a build per program): each program keeps the file's failure, marked so.
+            failure = {"kind": "crash" if built.crashed else "build", "log": built.log[-2000:], "argv": list(built.argv),
+                       **({"shared_by": len(programs)} if len(programs) > 1 else {})}
+            return [("crashed" if built.crashed else "no-module", failure)] * len(programs)
         half = len(programs) // 2
         return (self.build_and_run(build, programs[:half], expected[:half], folder / "a")
                 + self.build_and_run(build, programs[half:], expected[half:], folder / "b"))
@@ -353,7 +366,7 @@ class Campaign:
                      f"the first not checked is {self.next_program()}")
         start = time.monotonic()
         base_seconds = self.tally.seconds
-        deadline = start + o.budget
+        deadline = self.deadline = start + o.budget
         todo = self._todo()
         taken: deque[int] = deque()  # the files taken, in order: their records are appended in this order
         done_files: dict[int, list] = {}
@@ -374,7 +387,10 @@ class Campaign:
                         checks.add(ProgramFile(index=i, programs=progs, expected=exp))
                 if checks:
                     checked = checks.poll(timeout=1.0)
-                    if checked is not None:
+                    if checked is not None and checked.result is None:  # out of budget: for the next leg
+                        taken.remove(checked.unit.index)
+                        self.tally.generated -= len(checked.unit.programs)
+                    elif checked is not None:
                         done_files[checked.unit.index] = checked.result
                 elif gens:
                     gens[min(gens)].wait(timeout=1.0)
@@ -439,11 +455,18 @@ class Campaign:
         deadline = time.monotonic() + self.opts.reduce_budget
         seen: Counter = Counter()
         chosen, findings = [], []
+        refused: dict[tuple, dict] = {}
         for s in sorted(self.suspects, key=lambda s: {"wrong": 0, "crash": 1}.get(s["kind"], 2)):
             sig = (s["kind"], tuple(sorted(s["bad"])) if s["kind"] == "wrong" else s["build"])
             seen[sig] += 1
-            if s["kind"] == "build":
-                findings.append(s)  # a valid program nvcc refused: a finding as it stands (its log says why)
+            if s["kind"] == "build":  # a valid program nvcc refused: one finding per build and first error
+                key = (s["build"], first_error(s["log"]))
+                if key not in refused:
+                    refused[key] = dict(s, count=0, programs=[])
+                    findings.append(refused[key])
+                refused[key]["count"] += 1
+                if len(refused[key]["programs"]) < 20:  # the first few, to build again
+                    refused[key]["programs"].append(s["index"])
             elif seen[sig] <= (per_signature if s["kind"] == "wrong" else 1):
                 chosen.append(s)
         with Scheduler(lambda s: self._investigate_one(s[1], deadline), jobs=min(4, len(chosen))) as pool:
@@ -479,6 +502,13 @@ class Campaign:
             with self.lock, open(self.opts.out / "investigated.jsonl", "a") as fh:
                 fh.write(json.dumps(found) + "\n")
         return found
+
+
+def first_error(log: str) -> str:
+    """Return a build log's first error line without its file, line and numbers (what groups refusals alike)."""
+    import re
+    line = next((l for l in log.splitlines() if "error" in l.lower()), log.strip().splitlines()[0] if log.strip() else "")
+    return re.sub(r"\d+", "N", re.sub(r"^\S*\(\d+\):\s*", "", line.strip()))[:200]
 
 
 def parse_budget(text: str) -> float:

@@ -268,7 +268,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Prog
                     passing=[], reproducer=None)
     small = culprits[0]
     if o.reduce and time.monotonic() < deadline:
-        small = reduce.reduce(small, crashes, batch=max(2, o.jobs))
+        small = reduce.reduce(small, crashes, batch=max(2, o.jobs), deadline=deadline)
     text = emit.source([small], minimal=True)
     if o.reduce and time.monotonic() < deadline:  # then line by line: a crash needs no model of the program
 

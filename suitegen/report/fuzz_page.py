@@ -41,7 +41,9 @@ def _page(state: dict, findings: list[dict]) -> str:
                     f"{html.escape(', '.join(f['failing']))} · program {f['index']} · {f['lines']} lines")
             body = (f"<pre>{html.escape(_readme(f))}</pre><pre>{html.escape(f['reproducer'])}</pre>")
         elif f["kind"] in ("crash", "build"):
-            head = f"{f['kind']} · build {html.escape(f['build'])} · file {f['file']}"
+            head = f"{f['kind']} · build {html.escape(f['build'])} · file {f['file']}" + (
+                f" · {f['count']} programs refused alike (first: {', '.join(map(str, f['programs'][:5]))})"
+                if f.get("count", 1) > 1 else "")
             body = f"<pre>{html.escape(' '.join(f['argv']))}\n\n{html.escape(f['log'])}</pre>"
         elif f["kind"] == "repeat":
             head = f"{f['count']} more programs wrong under {html.escape(', '.join(f['failing']))} (not reduced)"
