@@ -142,7 +142,7 @@ def test_a_stop_and_a_resume_report_what_each_leg_did(fake_nvcc, mini_oracle, tm
 
 
 def test_the_resume_hint_names_the_command_as_invoked(tmp_path, monkeypatch):
-    from suitegen.engine.run import invocation
+    from suitegen.engine.stopping import invocation
     bin_ = tmp_path / "proj" / ".venv" / "bin"
     bin_.mkdir(parents=True)
     script = bin_ / "suitegen"

@@ -111,16 +111,16 @@ def test_nvcc_that_exits_with_canned_diagnostic(fake_nvcc, mini_oracle, tmp_path
 
 def test_detected_features_come_from_probes(fake_nvcc):
     ok = toolchain.probe(str(fake_nvcc(WRITES_OUTPUT + "exit 0")))
-    assert {"has-nvfunctional", "has-int128", "has-float128"} <= toolchain.machine_features(ok)
+    assert {"has-nvfunctional", "has-int128", "has-float128"} <= features.machine_features(ok)
     # a toolchain that compiles nothing has none of them, and the answer is cached per fingerprint
     bad = toolchain.probe(str(fake_nvcc("exit 1")))
-    feats = toolchain.machine_features(bad)
+    feats = features.machine_features(bad)
     assert not feats & {"has-nvfunctional", "has-int128", "has-float128"}
     assert {"linux", "host-gcc"} <= feats
     assert features.detected_features(bad) == features.detected_features(bad)
     # one that exits 0 but writes no object has none either
     silent = toolchain.probe(str(fake_nvcc("exit 0  # writes nothing")))
-    assert not toolchain.machine_features(silent) & {"has-nvfunctional", "has-int128", "has-float128"}
+    assert not features.machine_features(silent) & {"has-nvfunctional", "has-int128", "has-float128"}
 
 
 def test_device_only_probes_build_the_device_side_alone(fake_nvcc):
@@ -141,7 +141,7 @@ def test_a_run_probes_the_features_its_conditions_name_and_any_other_only_when_a
     tc = toolchain.probe(str(fake_nvcc(wait + WRITES_OUTPUT + "exit 0")))
     wanted: Future = Future()
     with ThreadPoolExecutor(max_workers=1) as probes:
-        feats = toolchain.machine_features(tc, probes, wanted)  # returns while the probes wait to run
+        feats = features.machine_features(tc, probes, wanted)  # returns while the probes wait to run
         env = Env(std=Std.CXX17, arch="sm_90", nvcc=tc.version, features=feats | {"gpu"})
         assert parse("linux && host-gcc && gpu && !windows")(env), "known features answer at once"
         named = parse("has-int128 && has-libcudacxx")

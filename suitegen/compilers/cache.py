@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from suitegen.compilers.artifacts import ELF_MAGIC, FATBIN_MAGIC
-from suitegen.compilers.toolchain import cache_root, machine_features
+from suitegen.compilers.toolchain import cache_root
 from suitegen.model import CompileResult, Compiler, Toolchain, UsageError, digest
 
 
@@ -88,10 +88,10 @@ STORE_KEY = "suitegen build store"
 
 def save_toolchains(toolchains: Sequence[Toolchain], oracle: str) -> None:
     """Keep in the store what a replay of it needs of a run's toolchains (their identities, for ``load_toolchains``,
-    and every feature probe's answer) and the content hash of the ``oracle`` its builds were planned with."""
+    and the content hash of the ``oracle`` its builds were planned with; the caller then asks every feature probe
+    (``features.machine_features``), whose answers go into the store's cache and are read back in a replay."""
     for tc in toolchains:
         write_file(cache_root() / "toolchains" / f"{tc.fingerprint}.json", json.dumps(tc.to_json()).encode())
-        machine_features(tc)  # its probes' answers go into the store's cache, read back there in a replay
     write_keyed(cache_root() / STORE_FILE, STORE_KEY, oracle=oracle)
 
 

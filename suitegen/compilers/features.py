@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import tempfile
 import threading
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -21,6 +22,7 @@ from suitegen.compilers import artifacts, backends
 from suitegen.compilers.cache import compilers_run
 from suitegen.compilers.toolchain import PROBE_TIMEOUT, cache_root
 from suitegen.model import Toolchain
+from suitegen.oracle.conditions import Features
 
 
 @hooks.feature("has-nvfunctional")
@@ -155,3 +157,23 @@ class Probed:
             if name not in self._others:
                 self._others[name] = name in probed_features(self.toolchain, [name])
             return self._others[name]
+
+
+def machine_features(toolchain: Toolchain, probes: Executor | None = None, wanted: Future | None = None) -> Features:
+    """Return the detected features of this machine and toolchain (never set by the user): the platform's,
+    the compiler's own (its backend's: the host compiler, for nvcc) and what its feature probes find
+    (``features.detected_features``). Given ``probes`` and ``wanted`` (a pending set of the probed features a
+    run's conditions name), those run there and this returns at once: a question about a probed feature waits
+    for its probe, and one about a feature nobody named probes it then (``features.Probed``)."""
+    feats = set()
+    system = platform.system().lower()
+    feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
+    arch = platform.machine().lower()
+    feats.add({"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch))
+    backend = backends.of(toolchain.kind)
+    feats |= backend.features(toolchain)
+    if not backend.probes_features:
+        return Features(feats)
+    if probes is None or wanted is None:
+        return Features(feats | detected_features(toolchain))
+    return Features(feats, Probed(toolchain, wanted, probes))

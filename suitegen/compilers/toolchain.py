@@ -3,19 +3,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import re
 import shutil
 import sys
 import tempfile
-from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends
 from suitegen.model import Compiler, Toolchain, digest
-from suitegen.oracle.conditions import Features
 
 PROBE_TIMEOUT = 60
 
@@ -211,27 +208,6 @@ def cache_root() -> Path:
     """Return suitegen's cache folder (outside the repo): $SUITEGEN_CACHE, else ~/.cache/suitegen."""
     return Path(os.environ.get("SUITEGEN_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen"))
-
-
-def machine_features(toolchain: Toolchain, probes: Executor | None = None, wanted: Future | None = None) -> Features:
-    """Return the detected features of this machine and toolchain (never set by the user): the platform's,
-    the compiler's own (its backend's: the host compiler, for nvcc) and what its feature probes find
-    (``features.detected_features``). Given ``probes`` and ``wanted`` (a pending set of the probed features a
-    run's conditions name), those run there and this returns at once: a question about a probed feature waits
-    for its probe, and one about a feature nobody named probes it then (``features.Probed``)."""
-    feats = set()
-    system = platform.system().lower()
-    feats.add("windows" if system == "windows" else "linux" if system == "linux" else system)
-    arch = platform.machine().lower()
-    feats.add({"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch))
-    backend = backends.of(toolchain.kind)
-    feats |= backend.features(toolchain)
-    if not backend.probes_features:
-        return Features(feats)
-    from suitegen.compilers.features import Probed, detected_features
-    if probes is None or wanted is None:
-        return Features(feats | detected_features(toolchain))
-    return Features(feats, Probed(toolchain, wanted, probes))
 
 
 def host_features(toolchain: Toolchain) -> frozenset[str]:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from suitegen.compilers.toolchain import ToolchainError, machine_features
+from suitegen.compilers.features import machine_features
+from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine import matrix
 from suitegen.engine.session import configs_for, probe_toolchains
 from suitegen.execute.gpus import detect_gpu

@@ -37,7 +37,7 @@ from suitegen import procs
 from suitegen.compilers import modules
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.engine import triage
-from suitegen.engine.run import STOP_SIGNALS, StopRun, invocation
+from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
 from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError

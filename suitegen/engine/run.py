@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import signal
 import sys
 import time
@@ -21,6 +20,7 @@ from suitegen.engine import options
 from suitegen.engine.item import builds_programs, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
+from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import SCHEMA, UsageError, digest
 from suitegen.report.outputs import Reports
@@ -28,17 +28,8 @@ from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLo
                                         read_cases, write_json)
 from suitegen.report.summary import table
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 CHECKPOINT_SECONDS = "SUITEGEN_CHECKPOINT_SECONDS"  # how often a running run rewrites its reports (default 60)
 PAGE = "index.html"  # the run's page, which the last line of every run names
-
-
-class StopRun(BaseException):
-    """A stop signal arrived (BaseException, like KeyboardInterrupt, so no handler swallows it)."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -250,28 +241,6 @@ def _legs(before: dict) -> list[dict]:
     return [{"started": before.get("started"), "finished": before.get("finished"),
              "wall_seconds": before.get("wall_seconds"), "items": before.get("items_this_run"),
              "stopped_by": before.get("stopped_by")}]
-
-
-def invocation() -> str:
-    """Return how this process was started, to run it again from here: the script as typed (a path
-    relative to here, or a bare name where PATH finds that very script), else ``python -m suitegen``."""
-    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if script is None or script.name == "__main__.py" or not script.is_file():
-        return f"{_here(Path(sys.executable), 'python3')} -m suitegen"
-    return _here(script, script.name)
-
-
-def _here(path: Path, name: str) -> str:
-    """Return how to name an executable from the current directory: a bare name where PATH finds this
-    very file, else its path (relative when it is under here)."""
-    found = shutil.which(path.name)
-    if found and Path(found).resolve() == path.resolve():
-        return shlex.quote(path.name)
-    try:
-        rel = path.absolute().relative_to(Path.cwd())
-        return shlex.quote(str(rel) if rel.parent != Path(".") else f"./{rel}")
-    except ValueError:
-        return shlex.quote(str(path.absolute()))
 
 
 def shard(work: list, spec: str | None) -> list:

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from suitegen import resources
 from suitegen.compilers import archs, cache, observe, registry
+from suitegen.compilers import features as features_mod
 from suitegen.compilers import toolchain as tc_mod
 from suitegen.cases.render import Renderer
 from suitegen.engine import generated
@@ -222,7 +223,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
             except ValueError:
                 cache.leave_store()
                 raise
-            machine = {t.fingerprint: tc_mod.machine_features(t) for t in toolchains}
+            machine = {t.fingerprint: features_mod.machine_features(t) for t in toolchains}
         else:
             toolchains, machine = probes.result()
         gpu = gpu_probe.result()
@@ -231,6 +232,8 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
     if opts.builds_to:
         cache.use_store(cache.Store.RECORD, opts.builds_to)
         cache.save_toolchains(toolchains, orc.content_hash)
+        for t in toolchains:
+            features_mod.machine_features(t)  # every probe's answer into the store, for its replay
     cc = compute_capability(gpu.devices[0]) if gpu.available and gpu.devices else None
     here = ({"gpu"} if gpu.available or opts.builds_to else set()) | ({f"{GPU_CC}{cc[0]}.{cc[1]}"} if cc else set())
     features = {t.fingerprint: machine[t.fingerprint] | here for t in toolchains}
@@ -254,7 +257,7 @@ def _probed(specs: Sequence[str], toolchains_file: str | None, detecting: Thread
     """Return the probed toolchains and each one's detected features (by fingerprint; the feature probes that
     ``wanted`` names run in ``detecting``, any other where it is first asked for)."""
     toolchains = probe_toolchains(specs, toolchains_file)
-    return toolchains, {t.fingerprint: tc_mod.machine_features(t, detecting, wanted) for t in toolchains}
+    return toolchains, {t.fingerprint: features_mod.machine_features(t, detecting, wanted) for t in toolchains}
 
 
 def _named_features(orc: oracle_mod.Oracle, cases: Sequence[Case]) -> frozenset[str]:

@@ -1,0 +1,41 @@
+"""How a job (a run, a campaign) stops on a signal and says how to go on: the signals, the exception they raise,
+and the command that starts this process again."""
+from __future__ import annotations
+
+import shlex
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopRun(BaseException):
+    """A stop signal arrived (BaseException, like KeyboardInterrupt, so no handler swallows it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def invocation() -> str:
+    """Return how this process was started, to run it again from here: the script as typed (a path
+    relative to here, or a bare name where PATH finds that very script), else ``python -m suitegen``."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is None or script.name == "__main__.py" or not script.is_file():
+        return f"{_here(Path(sys.executable), 'python3')} -m suitegen"
+    return _here(script, script.name)
+
+
+def _here(path: Path, name: str) -> str:
+    """Return how to name an executable from the current directory: a bare name where PATH finds this
+    very file, else its path (relative when it is under here)."""
+    found = shutil.which(path.name)
+    if found and Path(found).resolve() == path.resolve():
+        return shlex.quote(path.name)
+    try:
+        rel = path.absolute().relative_to(Path.cwd())
+        return shlex.quote(str(rel) if rel.parent != Path(".") else f"./{rel}")
+    except ValueError:
+        return shlex.quote(str(path.absolute()))
