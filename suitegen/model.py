@@ -245,6 +245,9 @@ class Variant:
     # same params expected to compile); a diagnostic the program also gets there does not count
     valid_in: Any = None
     batch_limit: int | None = None  # at most this many members in one batched build (None: the run's limit)
+    # a generated program's kernel (``synth.corpus.Kernel``): its items build with others into one device module and
+    # run in the GPU workers (``engine.cells``), as a campaign's do; what that does not pass goes the case's own way
+    kernel: Any = None
 
 
 @dataclass(**FROZEN)

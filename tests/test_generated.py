@@ -125,6 +125,16 @@ def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_pat
         assert r["case_id"].startswith("generated/g1.p") and r["section"] == corpus.SECTION
         assert "not run" in r["reason"] or r["reason"].startswith("requires std>=c++14"), r["reason"]
     assert sum(r["reason"].startswith("requires") for r in recs) <= 3
+    built = [r for r in recs if not r["reason"].startswith("requires")]  # each program's module is its compile check
+    assert all(r["batch"]["how"] == "batch" and r["batch"]["id"].startswith("module-") for r in built)
+    assert all("-cubin" in r["observed"]["commands"][0] for r in built)
+    reference = tmp_path / "reference"  # the cases' own way, each built alone: the same verdicts
+    done = cli("run", "--profile", "quick", "--std", "c++11", "--generated", "4", "--rules", PROGRAMS, "--no-exec",
+               "--batch", "off", "--out", str(reference), "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    alone = {(r["case_key"], r["config_key"]): r["verdict"] for r in records(reference)}
+    assert alone and all(v == next(r["verdict"] for r in recs if (r["case_key"], r["config_key"]) == k)
+                         for k, v in alone.items())
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == 0 and summary["families"]["generated"]["results"] == 24
     assert not summary["counts"].get("UNSUPPORTED"), "generated programs are counted apart from the guide's"

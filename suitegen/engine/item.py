@@ -47,6 +47,7 @@ class Unit:
     tried: tuple[str, ...] = ()
     twins: bool = False  # a batch of negative items' valid twins (``twin_units``): it judges nothing
     wider: Config | None = None  # a config of the run for more targets whose build may stand for this batch's
+    kind: str = ""  # a runner of its own (``UNIT_RUNNERS``); "": the cases' own way (this module's)
 
     def __str__(self) -> str:
         """The unit as an error names it: its first items, and how many more it holds."""
@@ -94,6 +95,20 @@ def _batched_group(phase: Phase | None) -> tuple | None:
     return next(((g,) for g in BATCHED_REJECTIONS if phase in PHASE_GROUPS[g]), None)
 
 
+# Unit kinds with a runner of their own: kind -> runner(session, unit) -> Done, each registered by its module
+# (``unit_runner``). What a runner cannot judge with certainty it leaves, as units of the cases' own way.
+UNIT_RUNNERS: dict = {}
+MODULE_UNIT = "module"  # a batch of generated programs, each with its kernel (``Variant.kernel``): ``engine.module_units``
+
+
+def unit_runner(kind: str):
+    """Register a runner for units of ``kind`` (a decorator)."""
+    def register(run):
+        UNIT_RUNNERS[kind] = run
+        return run
+    return register
+
+
 def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE,
           deviations: Sequence[Deviation] = ()) -> list[Unit]:
     """Return the items as units: batchable items grouped by config, flags, includes and expected side;
@@ -119,7 +134,9 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
             cases.sort(key=batch.headers)  # (stable; rejected members stay in plan order: ``_stops_the_build``)
         wide = wider(configs[key], every) if key[-1] == () and key[1] is Mode.COMPILE else None
         for start in range(0, len(cases), limit):
-            batches.append((accept, Unit(config=configs[key], cases=tuple(cases[start:start + limit]), wider=wide)))
+            chunk = tuple(cases[start:start + limit])
+            kind = MODULE_UNIT if all(c.variant.kernel is not None for c in chunk) else ""
+            batches.append((accept, Unit(config=configs[key], cases=chunk, wider=wide, kind=kind)))
     # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
     # build. Then reject batches (their members may be built again, some alone, one after another), the
@@ -168,6 +185,8 @@ class Done:
 
 def run_unit(session: Session, unit: Unit) -> Done:
     """Judge the items of a unit; a batch leaves the items it could not judge with certainty to its caller."""
+    if unit.kind in UNIT_RUNNERS:  # (a kind whose module was not imported goes the cases' own way)
+        return UNIT_RUNNERS[unit.kind](session, unit)
     if unit.twins:
         return run_twins(session, unit)
     if unit.why:

@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
-from suitegen.engine import options
+from suitegen.engine import module_units, options  # noqa: F401 - module_units registers its unit runner
 from suitegen.engine.item import builds_programs, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler

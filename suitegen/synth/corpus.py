@@ -29,6 +29,34 @@ OBSERVE = ("one launch; the host compares every output cell with the value the m
 
 
 @dataclass(**FROZEN)
+class Kernel:
+    """A generated program as a member of a module of several (``emit.module_source``): its namespace and kernel,
+    the prelude's snippets it uses, its launch (kernel, blocks, threads, output cells) and the cells the model
+    computed."""
+
+    text: str
+    helpers: tuple[str, ...]
+    launch: tuple[str, int, int, int]
+    expected: tuple[int, ...]
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "helpers": list(self.helpers), "launch": list(self.launch),
+                "expected": list(self.expected)}
+
+    @classmethod
+    def from_json(cls, data) -> "Kernel":
+        """Read ``to_json``'s form back; raises TypeError, KeyError or ValueError on another shape."""
+        launch, expected = data["launch"], data["expected"]
+        if not (isinstance(data["text"], str) and isinstance(data["helpers"], list)
+                and all(isinstance(h, str) for h in data["helpers"]) and isinstance(launch, list) and len(launch) == 4
+                and isinstance(launch[0], str) and all(type(x) is int and x > 0 for x in launch[1:])
+                and isinstance(expected, list) and all(type(x) is int and x >= 0 for x in expected)
+                and len(expected) == launch[3]):
+            raise TypeError("kernel is not text, helpers, a launch and its expected cells")
+        return cls(text=data["text"], helpers=tuple(data["helpers"]), launch=tuple(launch), expected=tuple(expected))
+
+
+@dataclass(**FROZEN)
 class Drawn:
     """One program of a corpus, as a case needs it (what a cache keeps)."""
 
@@ -38,10 +66,11 @@ class Drawn:
     std: str  # the oldest -std level it is valid in
     policy: str
     floating: bool  # it computes with float or double
+    kernel: Kernel
     tags: tuple[str, ...] = ()  # the oracle rules its constructs exercise
 
     def to_json(self) -> dict:
-        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+        return {**{f: getattr(self, f) for f in self.__dataclass_fields__}, "kernel": self.kernel.to_json()}
 
     @classmethod
     def from_json(cls, data: dict) -> "Drawn":
@@ -56,7 +85,7 @@ class Drawn:
         tags = data.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise TypeError("tags is not a list of strings")
-        return cls(**{**{k: data[k] for k in kinds}, "tags": tuple(tags)})
+        return cls(**{**{k: data[k] for k in kinds}, "tags": tuple(tags), "kernel": Kernel.from_json(data["kernel"])})
 
 
 def program(seed: str, index: int):
@@ -67,10 +96,12 @@ def program(seed: str, index: int):
 def draw(seed: str, index: int) -> Drawn:
     """Return program ``index`` of corpus ``seed`` (a pool task: about 0.1 s of the model's work)."""
     made = program(seed, index)
-    reproducer = emit.standalone(made, reduce.expected(made))
-    return Drawn(seed=seed, index=index, source=emit.as_case(reproducer), std=populate.dialect(made).value,
-                 policy=made.policy, floating=bool(re.search(r"\b(float|double)\b", emit.reducible(made))),
-                 tags=made.tags)
+    expected = reduce.expected(made)
+    kernel = Kernel(text=emit.namespace(made) + emit.kernel(made), helpers=tuple(sorted(emit.helpers([made]))),
+                    launch=(f"sg_k_{made.name}", made.blocks, made.threads, emit.cells(made)), expected=tuple(expected))
+    return Drawn(seed=seed, index=index, source=emit.as_case(emit.standalone(made, expected)),
+                 std=populate.dialect(made).value, policy=made.policy,
+                 floating=bool(re.search(r"\b(float|double)\b", emit.reducible(made))), kernel=kernel, tags=made.tags)
 
 
 def rule_id(seed: str, index: int) -> str:
@@ -80,7 +111,7 @@ def rule_id(seed: str, index: int) -> str:
 def case(d: Drawn) -> Case:
     """Return the qualification case of a drawn program: one runtime variant, built with ``-fmad=false``."""
     variant = Variant(name="run", params={}, expectation=Expectation(expect=Expect.RUNTIME, observe=OBSERVE),
-                      flags=("-fmad=false",), mode=Mode.LINK, batch_limit=BATCH,
+                      flags=("-fmad=false",), mode=Mode.LINK, batch_limit=BATCH, kernel=d.kernel,
                       requires=conditions.parse(EXACT_FLOAT) if d.floating else None,
                       note="float arithmetic: not judged where flags let the compiler compute otherwise"
                       if d.floating else "")

@@ -127,6 +127,11 @@ SG_DEV_MACRO = ("#ifdef __CUDA_ARCH__\n#define SG_DEV(device, host) device\n#els
 
 def prelude(programs) -> str:
     """Return only the part of the prelude these programs use (a reproducer stays short)."""
+    return prelude_of(helpers(programs))
+
+
+def helpers(programs) -> frozenset[str]:
+    """Return the prelude's snippets these programs use (``prelude_of`` writes them)."""
     import re
     _, parts = _snippets()
     text = "".join(namespace(p) + kernel(p) for p in programs)
@@ -139,6 +144,12 @@ def prelude(programs) -> str:
             break
         used |= more
         names |= set(re.findall(r"\b(sg_[a-z0-9_]+)\(", "".join(parts[n] for n in more)))
+    return frozenset(used)
+
+
+def prelude_of(used) -> str:
+    """Return the prelude's fixed head and the snippets named in ``used``, in the prelude's order."""
+    _, parts = _snippets()
     body = "".join(parts[n] for n in parts if n in used)
     head = (CSTRING if "memcpy" in body else "") + "struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };\n"
     if body:
@@ -323,6 +334,12 @@ def source(programs, minimal: bool = False) -> str:
     """Return one translation unit holding several programs (a batch); ``minimal``: only the helpers they use."""
     return (prelude(programs) if minimal else HOST_PRELUDE + PRELUDE) + "".join(namespace(p) + kernel(p)
                                                                               for p in programs)
+
+
+def module_source(used, texts) -> str:
+    """Return one translation unit of programs given as text (each its ``namespace`` and ``kernel``) with the
+    prelude's snippets they use (``used``: the union of their ``helpers``): a module of several programs."""
+    return prelude_of(used) + "".join(texts)
 
 
 def cells(p: ir.Program) -> int:

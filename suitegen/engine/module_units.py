@@ -1,0 +1,92 @@
+"""Units of generated programs built as one device module and run in the GPU workers, as a campaign checks its own.
+
+A unit of generated programs (each case's ``Variant.kernel``) is built the way ``suitegen fuzz`` builds a file of
+programs (``compilers.modules``: one ``-cubin``, or ``-ptx`` for a PTX-only target, under the config's -std, target
+and flags, kept in the build cache) and run in the GPU workers (``FatbinRunner.cells``: every kernel on its
+zeroed buffer, in one request). A program whose every cell equals the model's PASSes from there, without a
+host compile, a link or a process of its own. Anything else (a build that made no module, a fault, a wrong cell, a
+config this build cannot stand for) is left to the cases' own way (``item``): their batch, or for a wrong cell the
+case alone, so every FAIL's evidence and reproducer is the case's own command. Without a GPU the module's
+build is the compile check: "compiled; not run", as a batch says it.
+"""
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from suitegen.compilers import backends, modules
+from suitegen.engine.item import MODULE_UNIT, Done, Unit, _observed, _prepare, unit_runner
+from suitegen.engine.session import Session, now
+from suitegen.execute.deferred import Deferred
+from suitegen.judge.behaviour import with_behaviour
+from suitegen.judge.verdicts import verdict
+from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
+from suitegen.synth import emit
+
+TARGET = re.compile(r"(sm|compute)_(\d+[a-z]?)")  # one real or virtual target: what one module build makes
+
+
+def build_for(config: Config, flags: tuple[str, ...]) -> modules.DeviceBuild | None:
+    """Return the module build that stands for a config (its -std, one target, its flags and the case's), or None
+    where none does (a compiler other than nvcc, several targets)."""
+    target = TARGET.fullmatch(config.arch)
+    if config.toolchain.kind is not Compiler.NVCC or target is None:
+        return None
+    extra = tuple(f for f in (*config.flags, *flags) if f not in modules.BASE_FLAGS)
+    return modules.DeviceBuild(name="run", flags=extra, output="cubin" if target[1] == "sm" else "ptx",
+                               arch=f"sm_{target[2]}", std=config.std.value)
+
+
+@unit_runner(MODULE_UNIT)
+def run_module_unit(session: Session, unit: Unit) -> Done:
+    """Judge a unit of generated programs from one module build and one GPU request; leave the rest."""
+    config, started = unit.config, now()
+    own_way = replace(unit, kind="")
+    build = build_for(config, unit.cases[0].variant.flags)
+    if build is None or isinstance(session.fatbin, Deferred) or session.options.builds_from:
+        return Done(records=[], leftovers=(own_way,))
+    preps = {c.key: _prepare(session, c, config) for c in unit.cases}
+    records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
+                         observed_config=_observed(session, preps[c.key], c, config))
+               for c in unit.cases if preps[c.key].final is not None]
+    todo = [c for c in unit.cases if preps[c.key].final is None]
+    if not todo:
+        return Done(records=records)
+    kernels = [c.variant.kernel for c in todo]
+    source = emit.module_source(frozenset(h for k in kernels for h in k.helpers), [k.text for k in kernels])
+    with tempfile.TemporaryDirectory(prefix="suitegen-module-") as tmp:
+        built = modules.build_module(config.toolchain, build, source, Path(tmp), timeout=session.options.timeout,
+                                     use_cache=not session.options.no_cache)
+        if not built.ok:  # the cases' own batch says which program it was, and why
+            return Done(records=records, leftovers=(replace(own_way, cases=tuple(todo)),))
+        result = replace(backends.of(config.toolchain.kind).classify(list(built.argv), 0, built.log, built.seconds),
+                         cached=built.cached)
+        ran, outs = (None, None) if session.execution_skipped else session.fatbin.cells(
+            built.module, [k.launch for k in kernels])
+    if ran is not None and outs is None:  # a fault, a hang, or a module this GPU cannot run: their own batch
+        return Done(records=records, leftovers=(replace(own_way, cases=tuple(todo)),))
+    source_id = Batched(id="module-" + digest(list(built.argv), source, length=12), size=len(todo))
+    left = []
+    for k, case in enumerate(todo):
+        execution = None
+        if ran is not None:
+            if list(outs[k]) != list(kernels[k].expected):
+                left.append(case)  # a wrong cell: the case's own program, alone, says which
+                continue
+            execution = replace(ran, status=ExecStatus.PASSED, duration=ran.duration / len(todo), output="",
+                                detail=f"every one of its {len(outs[k])} cells equals the model's (run in one request "
+                                       f"with the {len(todo) - 1} other programs of its module)")
+        judgement = verdict(preps[case.key], case, result, session.oracle.deviations, execution=execution,
+                            execution_skipped=session.execution_skipped, twin=None)
+        if judgement.verdict not in ((Verdict.PASS,) if execution else (Verdict.PASS, Verdict.UNSUPPORTED)):
+            left.append(case)
+            continue
+        records.append(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
+                                 execution=execution, batch=source_id,
+                                 observed_config=_observed(session, preps[case.key], case, config)))
+    leftovers = tuple(replace(own_way, cases=(c,), why="its module's run gave a cell other than the model's")
+                      for c in left)
+    by_key = {c.key: c for c in unit.cases}
+    return Done(records=[with_behaviour(r, by_key[r.case_key]) for r in records], leftovers=leftovers)
