@@ -13,48 +13,37 @@ from typing import Any, Callable, Iterable, Sequence
 PLUGIN_PREFIX = "suitegen-"
 
 
+def _bounded(text: str, kind, low, words: str, above: bool = False):
+    """Return ``text`` read as ``kind`` where it is finite and at least ``low`` (``above``: more than ``low``),
+    else raise the argparse error that says ``words``."""
+    try:
+        value = kind(text)
+    except ValueError:
+        value = math.nan
+    ok = math.isfinite(value) and (value > low if above else value >= low)
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {words}")
+    return value
+
+
 def count(text: str) -> int:
     """Return a whole number of at least 1 (an argparse type: ``-j``, ``--per-file``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number, at least 1")
-    return value
-
-
-def seconds(text: str) -> float:
-    """Return a number of seconds above 0 (an argparse type: ``--timeout``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0")
-    return value
-
-
-def budget(text: str) -> float:
-    """Return a number of seconds, 0 or more (an argparse type: ``--reduce-budget``, where 0 turns a step off)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value >= 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds, 0 or more")
-    return value
+    return _bounded(text, int, 1, "a whole number, at least 1")
 
 
 def whole(text: str) -> int:
     """Return a whole number, 0 or more (an argparse type: ``--generated``, where 0 turns the corpus off)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number, 0 or more")
-    return value
+    return _bounded(text, int, 0, "a whole number, 0 or more")
+
+
+def seconds(text: str) -> float:
+    """Return a number of seconds above 0 (an argparse type: ``--timeout``)."""
+    return _bounded(text, float, 0.0, "a number of seconds above 0", above=True)
+
+
+def budget(text: str) -> float:
+    """Return a number of seconds, 0 or more (an argparse type: ``--reduce-budget``, where 0 turns a step off)."""
+    return _bounded(text, float, 0.0, "a number of seconds, 0 or more")
 
 
 def word(text: str) -> str:
