@@ -17,7 +17,7 @@ from typing import Callable, Hashable, Mapping, TextIO
 # ratios matter: the run's own units set the scale.
 PRIORS: dict[tuple[str, str], tuple[float, float]] = {
     ("batch", "compile"): (0.6, 0.009), ("batch", "fatbin"): (0.6, 0.009), ("batch", "link"): (1.0, 0.009),
-    ("batch", "rdc-link"): (1.9, 0.02),
+    ("batch", "rdc-link"): (1.9, 0.02), ("batch", "module"): (1.0, 0.03),  # generated programs: about 2 s a module of 32 here
     ("single", "compile"): (0.33, 0.0), ("single", "fatbin"): (0.25, 0.0), ("single", "link"): (0.7, 0.0),
     ("single", "rdc-link"): (0.85, 0.0),
 }

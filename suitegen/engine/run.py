@@ -322,9 +322,10 @@ def _raise_stop(signum, frame) -> None:
 
 
 def unit_kind(unit) -> str:
-    """Return what a unit's cost is estimated by: batch or single, the toolchain's kind, the build mode."""
+    """Return what a unit's cost is estimated by: batch or single, the toolchain's kind, the build mode (or the unit's
+    own kind, such as a module of generated programs)."""
     shape = "batch" if len(unit.cases) > 1 else "single"
-    return f"{shape} {unit.config.toolchain.kind.value} {unit.cases[0].variant.mode.value}"
+    return f"{shape} {unit.config.toolchain.kind.value} {unit.kind or unit.cases[0].variant.mode.value}"
 
 
 def _timed(estimate: Estimate, session: Session, unit):
