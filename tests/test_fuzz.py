@@ -118,6 +118,35 @@ def test_stages_are_blamed_from_the_configs():
     assert triage.blame({"default", "host-O0"}, set()).startswith("model")
 
 
+def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_path, fake_nvcc):
+    """``fuzz --reduce FILE``: a program a user brings, which crashes a build (here every source holding ``^``
+    crashes the fake, whatever else it holds), is cut to the line that crashes it, the same crash; a file no build
+    crashes on is said to have nothing to reduce."""
+    fake = fake_nvcc('for a in "$@"; do case "$a" in *.cu) grep -q "\\^" "$a" && kill -SEGV $$;; esac; done\n'
+                     'echo "refused" >&2; exit 1')
+    lines = [f"__device__ int f{i}(int x) {{ return x + {i}; }}" for i in range(12)]
+    lines[7] = "__device__ int f7(int x) { return x ^ 7; }"
+    mine = tmp_path / "mine.cu"
+    mine.write_text("\n".join(lines) + "\n__global__ void k(int *o) { *o = f7(*o); }\n")
+    args = ("--nvcc", str(fake), "--builds", "default,ptxas-O0", "--no-gpu", "-j", "2")
+    done = fuzz_cli("--reduce", str(mine), *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    reduced = (tmp_path / "mine.reduced.cu").read_text()
+    assert "^" in reduced and reduced.count("\n") <= 2, reduced
+    assert "13 lines -> " in done.stdout and "crashes the default build" in done.stdout, done.stdout
+    (tmp_path / "clean.cu").write_text("__global__ void k(int *o) { *o = 1; }\n")
+    clean = fuzz_cli("--reduce", str(tmp_path / "clean.cu"), *args, cwd=tmp_path)
+    assert clean.returncode == 1 and "nothing to reduce" in clean.stdout, clean.stdout + clean.stderr
+    missing = fuzz_cli("--reduce", str(tmp_path / "none.cu"), *args, cwd=tmp_path)
+    assert missing.returncode == 2 and "cannot read it" in missing.stderr, missing.stderr
+
+
+def test_a_crash_signature_leaves_out_numbers_and_paths():
+    log = "nvcc: /tmp/x1/fuzz.cu(12): internal error: assertion failed at 0x7f3a in cicc 13.0\nmore"
+    assert triage.crash_signature(log) == "nvcc: N internal error: assertion failed at N in cicc N.N"
+    assert triage.crash_signature("all well\n") == ""
+
+
 @pytest.mark.nvcc
 def test_a_compiler_crash_is_isolated_and_reduced(tmp_path, fake_nvcc):
     """An nvcc that dies of a signal on any source holding a funnel shift: the campaign splits the file until

@@ -530,6 +530,8 @@ def fuzz_command(args) -> int:
         return releases_command(args)
     if args.save:
         return save_command(args)
+    if args.reduce:
+        return reduce_command(args)
     try:
         with _stop_signals():
             tc, opts = _campaign_options(args)
@@ -714,6 +716,47 @@ def save_command(args) -> int:
         print(f"fuzz --save: {bucket} kept as rule {FINDINGS_SECTION}/{bucket}, wrong where {when}: "
               + ", ".join(str(p) for p in written))
     loader.load(resources.oracle_root())  # what was written must load
+    return 0
+
+
+def reduce_command(args) -> int:
+    """``suitegen fuzz --reduce FILE``: reduce a source file of one's own that crashes a build, line by line, to the
+    smallest text that crashes it the same way (``triage.shrink_crash``); write it beside the file, say how much
+    it shrank and the command that shows the crash. Exit 0 when it crashed and was reduced, 1 when no build crashes
+    on it."""
+    source = Path(args.reduce)
+    try:
+        text = source.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--reduce {source}: cannot read it ({exc})") from None
+    tc, opts = _campaign_options(args)
+    campaign = Campaign(tc, replace(opts, out=source.parent))
+    try:
+        with _stop_signals():
+            for build in campaign.builds:
+                built = modules.build_module(tc, build, text, campaign.scratch / build.name, timeout=600,
+                                             use_cache=False)
+                if built.crashed:
+                    break
+            else:
+                print(f"fuzz: no build of {', '.join(b.name for b in campaign.builds)} crashes on {source}: nothing to "
+                      "reduce (--reduce reduces compiler crashes; a wrong result is reduced from its program: "
+                      "--programs)")
+                return 1
+            print(f"fuzz: {source} crashes the {build.name} build ({triage.crash_signature(built.log) or 'no words'}); "
+                  f"reducing it line by line within {opts.reduce_budget:.0f}s")
+            small = triage.shrink_crash(campaign, build, text, time.monotonic() + opts.reduce_budget)
+    except StopRun as stop:
+        procs.stop_all()
+        print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        campaign.close()
+    out = source.with_name(source.stem + ".reduced" + source.suffix)
+    out.write_text(small)
+    flags = " ".join(build.nvcc_flags())
+    print(f"fuzz: {text.count(chr(10))} lines -> {small.count(chr(10))} lines: {out}\n"
+          f"  nvcc {flags} -{build.output} {out.name}   # crashes")
     return 0
 
 

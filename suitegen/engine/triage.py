@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import tempfile
 import time
 from collections import Counter
@@ -271,12 +272,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Prog
         small = reduce.reduce(small, crashes, batch=max(2, o.jobs), deadline=deadline)
     text = emit.source([small], minimal=True)
     if o.reduce and time.monotonic() < deadline:  # then line by line: a crash needs no model of the program
-
-        def still_crashes(candidate: str) -> bool:
-            folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
-            return time.monotonic() < deadline and modules.build_module(
-                campaign.tc, build, candidate, folder, timeout=600, use_cache=False).crashed
-        text = textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=o.jobs)
+        text = shrink_crash(campaign, build, text, deadline)
     final = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="f", dir=campaign.scratch)),
                                  timeout=600, use_cache=False)
     flags = " ".join(build.nvcc_flags())
@@ -288,6 +284,33 @@ def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Prog
             "lines": text.count("\n"), "reproducer": text, "toolchain": campaign.tc.version_str,
             "reduced_still_differs": final.crashed,
             "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}   # crashes"]}
+
+
+CRASH_WORDS = re.compile(r"internal error|internal compiler error|segmentation fault|assertion|aborted|core dumped|"
+                         r"killed after|terminated by signal", re.I)
+
+
+def crash_signature(log: str) -> str:
+    """Return what tells one crash from another in a build's log: its first line naming a crash, numbers and
+    paths left out (a reduction keeps to the crash it started from, never sliding to another)."""
+    line = next((l for l in log.splitlines() if CRASH_WORDS.search(l)), "")
+    return re.sub(r"\S*/\S*|0x[0-9a-f]+|\d+", "N", line.strip())[:200]
+
+
+def shrink_crash(campaign, build, text: str, deadline: float) -> str:
+    """Return the smallest text found, line by line (``textual.shrink``, candidates built side by side on the
+    campaign's pool), on which ``build`` still crashes with the crash it crashes with on ``text``."""
+    first = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch)),
+                                 timeout=600, use_cache=False)
+    if not first.crashed:
+        return text
+    signature = crash_signature(first.log)
+
+    def still_crashes(candidate: str) -> bool:
+        folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
+        built = modules.build_module(campaign.tc, build, candidate, folder, timeout=600, use_cache=False)
+        return time.monotonic() < deadline and built.crashed and crash_signature(built.log) == signature
+    return textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=campaign.opts.jobs)
 
 
 def _observed(campaign, build_name: str, program: ir.Program, expected: list[int]) -> list[str]:
@@ -413,7 +436,6 @@ def _damage(text: str) -> str | None:
 
 def parse_reproducer(text: str) -> dict:
     """Return what a GPU reproducer launches and expects: kernel, blocks, threads and the expected cells."""
-    import re
     kernel = re.search(r'extern "C" __global__ void (\w+)\(', text).group(1)
     launch = re.search(rf"{kernel}<<<(\d+), (\d+)>>>", text)
     table = text.split("sg_expect[", 1)[1].split("};", 1)[0] if "sg_expect[" in text else ""
