@@ -149,6 +149,22 @@ def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_pat
 
 
 @needs_nvcc
+def test_a_build_store_holds_one_module_per_unit_and_its_replay_builds_nothing(tmp_path):
+    """``--builds-to`` records a unit's module (its runs are "compiled; not run" here), and ``--builds-from`` takes
+    the module from the store (no compiler runs in a replay) and judges the programs from it."""
+    store = tmp_path / "store"
+    args = ("run", "--profile", "quick", "--generated", "8", "--rules", PROGRAMS, "-q")
+    done = cli(*args, "--builds-to", str(store), "--out", str(tmp_path / "to"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(list(store.rglob("*.cubin"))) == 1, "one module for the unit's eight programs"
+    done = cli(*args, "--builds-from", str(store), "--out", str(tmp_path / "from"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    for folder in ("to", "from"):
+        recs = records(tmp_path / folder)
+        assert len(recs) == 8 and all(r["batch"]["id"].startswith("module-") for r in recs), recs[0]
+
+
+@needs_nvcc
 def test_a_valid_generated_program_the_compiler_rejects_fails(tmp_path):
     """A toolchain that rejects what generated programs are: FAIL, with a reproducer; diff against a run of the
     real nvcc lists the programs that flipped, and history shows them."""

@@ -16,10 +16,9 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from suitegen.compilers import backends, modules
+from suitegen.compilers import backends, cache, modules
 from suitegen.engine.item import MODULE_UNIT, Done, Unit, _observed, _prepare, unit_runner
 from suitegen.engine.session import Session, now
-from suitegen.execute.deferred import Deferred
 from suitegen.judge.behaviour import with_behaviour
 from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
@@ -45,7 +44,7 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
     config, started = unit.config, now()
     own_way = replace(unit, kind="")
     build = build_for(config, unit.cases[0].variant.flags)
-    if build is None or isinstance(session.fatbin, Deferred) or session.options.builds_from:
+    if build is None:
         return Done(records=[], leftovers=(own_way,))
     preps = {c.key: _prepare(session, c, config) for c in unit.cases}
     records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
@@ -57,8 +56,10 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
     kernels = [c.variant.kernel for c in todo]
     source = emit.module_source(frozenset(h for k in kernels for h in k.helpers), [k.text for k in kernels])
     with tempfile.TemporaryDirectory(prefix="suitegen-module-") as tmp:
+        # A build store records the module (``--builds-to``: its run is "compiled; not run" here) and a replay of it
+        # takes it from there (``--builds-from``), so a store holds one module per unit, not a program per item.
         built = modules.build_module(config.toolchain, build, source, Path(tmp), timeout=session.options.timeout,
-                                     use_cache=not session.options.no_cache)
+                                     use_cache=not session.options.no_cache or cache.store() is not None)
         if not built.ok:  # the cases' own batch says which program it was, and why
             return Done(records=records, leftovers=(replace(own_way, cases=tuple(todo)),))
         result = replace(backends.of(config.toolchain.kind).classify(list(built.argv), 0, built.log, built.seconds),
