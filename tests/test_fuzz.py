@@ -295,3 +295,19 @@ def test_a_confirmed_finding_becomes_an_oracle_case_counted_apart_from_the_guide
     assert kept >= 1 and f"compiler bugs suitegen fuzz found, kept as cases: {kept} rules (no guide statement; " \
         "counted apart)" in table
     assert "fuzz-findings/0123abcd4567" not in table.split("no statement names")[-1]
+
+
+def test_a_line_reduction_never_keeps_a_non_void_function_without_its_return():
+    """Flowing off the end of a non-void function is undefined behaviour: the line pass's test refuses such a
+    candidate before building it, while every generated program's text keeps its returns."""
+    import re
+    from suitegen.synth import emit, populate, textual
+    programs = [populate.generate("returns", i) for i in range(20)]
+    assert all(textual.missing_return(emit.reducible(p)) is None for p in programs)
+    with_helper = next(p for p in programs if re.search(r"\n\s*return [^\n]*;", emit.reducible(p)))
+    text = emit.reducible(with_helper)
+    cut = re.sub(r"\n\s*return [^\n]*;", "\n", text, count=1)
+    assert textual.missing_return(cut) is not None
+    assert textual.missing_return("__device__ void f(int *o) {\n  *o = 1;\n}\n") is None
+    tester = triage.TextTester(None, with_helper, "default", "ptxas-O0", float("inf"))
+    assert not tester.one(cut) and "lost its return" in tester.why

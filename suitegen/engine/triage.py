@@ -129,6 +129,10 @@ class TextTester:
     def one(self, text: str) -> bool:
         if time.monotonic() > self.deadline:
             return False
+        lost = textual.missing_return(text)
+        if lost is not None:  # flowing off its end is undefined behaviour: no build's answer counts
+            self.why = f"the non-void function {lost} lost its return"
+            return False
         p = self.p
         host = host_check.values(emit.host_dump(p, text), Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
                                  host_check.HOST_BUILDS["host-O0"], cxx=getattr(self.c, "cxx", None))

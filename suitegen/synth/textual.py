@@ -10,7 +10,31 @@ the first interesting candidate of a round, in order, is kept.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
+
+# A function definition as the emitter writes one: qualifiers, a return type, a name, parameters, "{" ending the line.
+FUNCTION = re.compile(r"^(?:SG_HD|__device__|__host__|__global__|__noinline__|__forceinline__|static|inline|\s)+"
+                      r"(?P<type>[A-Za-z_][\w\s:<>*&]*?)\s*\b(?P<name>\w+)\s*\([^;{}]*\)\s*\{\s*$")
+
+
+def missing_return(text: str) -> str | None:
+    """Return the name of a non-void function of ``text`` whose body holds no ``return`` (a candidate that flows off
+    the end of one is undefined behaviour, whatever the builds print), or None where every one keeps its return."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = FUNCTION.match(line)
+        if m is None or m["type"].split()[-1] == "void":
+            continue
+        depth, body = line.count("{") - line.count("}"), []
+        for later in lines[i + 1:]:
+            depth += later.count("{") - later.count("}")
+            body.append(later)
+            if depth <= 0:
+                break
+        if not re.search(r"\breturn\b", "\n".join(body)):
+            return m["name"]
+    return None
 
 
 def ddmin(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
