@@ -1,4 +1,5 @@
 """The wheel: built, installed into a fresh virtual environment outside the checkout, and used from there."""
+import fcntl
 import json
 import subprocess
 import sys
@@ -22,11 +23,16 @@ def sh(*argv, cwd, timeout=600):
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    """Return the wheel built from the checkout."""
-    root = tmp_path_factory.mktemp("wheel")
-    sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", root / "dist", REPO, cwd=root)
-    (built,) = (root / "dist").glob("suitegen-*.whl")
+def wheel(tmp_path_factory, worker_id):
+    """Return the wheel built from the checkout, once per test session: pip builds in the checkout's build/
+    folder, which two xdist workers building at once would share (one then finds the other's files gone)."""
+    root = tmp_path_factory.getbasetemp()
+    shared = root if worker_id == "master" else root.parent  # the session's folder, above every worker's
+    with open(shared / "wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not list((shared / "dist").glob("suitegen-*.whl")):
+            sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", shared / "dist", REPO, cwd=shared)
+    (built,) = (shared / "dist").glob("suitegen-*.whl")
     return built
 
 
