@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from suitegen.hooks import HookRef
 
@@ -42,6 +42,32 @@ def safe_file_name(name: Any) -> bool:
     """Whether a case's file name is a plain one (see FILE_NAME): written into a scratch or run folder, it
     stays there."""
     return isinstance(name, str) and FILE_NAME.fullmatch(name) is not None
+
+
+# Checking a JSON object read back from a file (a cache entry, a campaign's state, a store's record): a spec maps
+# each field to whether a value of it is whole and the words that say what it must be.
+FieldSpec = Mapping[str, tuple[Callable[[Any], bool], str]]
+
+
+def bad_field(data: Any, spec: FieldSpec, prefix: str = "") -> str | None:
+    """Return what is wrong with the first field of ``data`` that ``spec`` refuses (missing, or of the wrong type
+    or range), or None where every field is as ``spec`` says."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for name, (ok, what) in spec.items():
+        if not ok(data.get(name)):
+            return f"field {prefix + name!r} must be {what}, not {data.get(name)!r:.60}"
+    return None
+
+
+def whole(low: int) -> Callable[[Any], bool]:
+    """Return whether a value is an int (not a bool) of ``low`` or more."""
+    return lambda v: type(v) is int and v >= low
+
+
+def strings(v: Any) -> bool:
+    """Whether a value is a list of strings."""
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
 def digest(*parts: Any, length: int = 16) -> str:
@@ -246,7 +272,7 @@ class Variant:
     valid_in: Any = None
     batch_limit: int | None = None  # at most this many members in one batched build (None: the run's limit)
     # a generated program's kernel (``synth.corpus.Kernel``): its items build with others into one device module and
-    # run in the GPU workers (``engine.cells``), as a campaign's do; what that does not pass goes the case's own way
+    # run in the GPU workers (``engine.module_units``), as a campaign's do; what that does not pass goes the case's own way
     kernel: Any = None
 
 

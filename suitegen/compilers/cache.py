@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 
 from suitegen.compilers.artifacts import ELF_MAGIC, FATBIN_MAGIC
 from suitegen.compilers.toolchain import cache_root
-from suitegen.model import CompileResult, Compiler, Toolchain, UsageError, digest
+from suitegen.model import CompileResult, Compiler, Toolchain, UsageError, bad_field, digest, strings, whole
 
 
 class Store(enum.Enum):
@@ -116,11 +116,9 @@ def _toolchain_record(path: Path) -> Toolchain:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise UsageError(f"unreadable toolchain record {path}: {exc}") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"toolchain record {path}: not a JSON object")
-    for name, ok in _TOOLCHAIN_FIELDS.items():
-        if not ok(data.get(name)):
-            raise UsageError(f"toolchain record {path}: field {name!r} is missing or bad: {data.get(name)!r}"[:300])
+    why = bad_field(data, _TOOLCHAIN_FIELDS)
+    if why:
+        raise UsageError(f"toolchain record {path}: {why}"[:300])
     if data["fingerprint"] != path.stem:
         raise UsageError(f"toolchain record {path}: fingerprint {data['fingerprint']} filed under another name")
     return Toolchain.from_json(data)
@@ -131,11 +129,6 @@ def _text(value) -> bool:
     return isinstance(value, str) and value.isprintable()
 
 
-def _number(value) -> bool:
-    """Whether ``value`` is an int of zero or more (a bool is none)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def _list_of(value, ok) -> bool:
     """Whether ``value`` is a list each of whose items ``ok`` accepts."""
     return isinstance(value, list) and all(ok(v) for v in value)
@@ -143,15 +136,18 @@ def _list_of(value, ok) -> bool:
 
 def _command(value) -> bool:
     """Whether ``value`` is a command line: a list of one or more strings."""
-    return _list_of(value, lambda word: isinstance(word, str)) and value != []
+    return strings(value) and value != []
 
 
+TEXT = "printable text"
 _TOOLCHAIN_FIELDS = {
-    "nvcc": lambda v: _text(v) and v != "", "version": lambda v: _list_of(v, _number) and v != [],
-    "version_text": _text, "host_compiler": _text, "host_version": _text,
-    "fingerprint": lambda v: isinstance(v, str) and FINGERPRINT.fullmatch(v) is not None, "name": _text,
-    "kind": lambda v: v in {c.value for c in Compiler}, "cuda_version": lambda v: _list_of(v, _number),
-    "cuda_path": _text, "base_flags": lambda v: _list_of(v, _text)}  # name -> whether a value of it is whole
+    "nvcc": (lambda v: _text(v) and v != "", "a path"),
+    "version": (lambda v: _list_of(v, whole(0)) and v != [], "a list of numbers"),
+    "version_text": (_text, TEXT), "host_compiler": (_text, TEXT), "host_version": (_text, TEXT),
+    "fingerprint": (lambda v: isinstance(v, str) and FINGERPRINT.fullmatch(v) is not None, "hex digits"),
+    "name": (_text, TEXT), "kind": (lambda v: v in {c.value for c in Compiler}, "a compiler kind"),
+    "cuda_version": (lambda v: _list_of(v, whole(0)), "a list of numbers"), "cuda_path": (_text, TEXT),
+    "base_flags": (lambda v: _list_of(v, _text), "a list of flags")}  # name -> (whether a value is whole, words)
 
 
 ENVIRONMENT = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")

@@ -9,8 +9,10 @@ its bytes; a module is served only where both match (another file's module, or a
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from suitegen import procs
 from suitegen.compilers import artifacts, cache, nvrtc
@@ -52,6 +54,20 @@ class DeviceBuild:
                 raise UsageError(f"build {self.name}: NVRTC has no option for {' '.join(missing)}")
             return nvrtc.command(toolchain.nvcc, self.std, target, (*BASE_FLAGS, *flags), source, out)
         return [toolchain.nvcc, *self.nvcc_flags(), f"-{self.output}", source, "-o", out]
+
+
+TARGET = re.compile(r"(sm|compute)_(\d+[a-z]?)")  # one real or virtual target: what one module build makes
+
+
+def target_build(name: str, target: str, std: str, flags: Sequence[str]) -> DeviceBuild:
+    """Return the build of generated programs for one nvcc target (``sm_90``: a cubin; ``compute_90``: PTX, which
+    the driver JIT-compiles when loading), at ``std``, with ``flags`` (those ``BASE_FLAGS`` holds left out); raises
+    ValueError for a target of another form."""
+    m = TARGET.fullmatch(target)
+    if m is None:
+        raise ValueError(f"{target!r} is not one sm_XX or compute_XX target")
+    return DeviceBuild(name=name, flags=tuple(f for f in flags if f not in BASE_FLAGS),
+                       output="cubin" if m[1] == "sm" else "ptx", arch=f"sm_{m[2]}", std=std)
 
 
 @dataclass(**FROZEN)

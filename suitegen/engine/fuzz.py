@@ -34,13 +34,13 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from suitegen import procs
-from suitegen.compilers import modules
+from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.engine import triage
 from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
-from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError
+from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError, bad_field, strings, whole
 from suitegen.report.run_folder import ResultsFile, RunLock, _cut_partial_line, _lines, write_json
 from suitegen.synth import emit, populate, reduce
 
@@ -93,48 +93,29 @@ PROGRAMS = "programs.jsonl"
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal the kernel sends a process when its parent ends
 
 
-def _whole(low: int) -> Callable[[object], bool]:
-    return lambda v: type(v) is int and v >= low
-
-
-def _texts(v) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
-
-
 def _statuses(v) -> bool:
     return isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
 
 
 def _failures(v) -> bool:
     return v is None or (isinstance(v, dict) and all(
-        isinstance(f, dict) and isinstance(f.get("log"), str) and _texts(f.get("argv")) and f.get("kind") in
+        isinstance(f, dict) and isinstance(f.get("log"), str) and strings(f.get("argv")) and f.get("kind") in
         ("crash", "build") for f in v.values()))
 
 
 # What each field must be (a check, and the words that say it): of campaign.json, its tally, a program's record.
 STATE_FIELDS = {
-    "seed": (lambda v: isinstance(v, str), "a string"), "per_file": (_whole(1), "a whole number, at least 1"),
-    "next_file": (_whole(0), "a whole number, at least 0"),
-    "policy": (lambda v: v is None or isinstance(v, str), "a string or null"), "builds": (_texts, "a list of strings"),
+    "seed": (lambda v: isinstance(v, str), "a string"), "per_file": (whole(1), "a whole number, at least 1"),
+    "next_file": (whole(0), "a whole number, at least 0"),
+    "policy": (lambda v: v is None or isinstance(v, str), "a string or null"), "builds": (strings, "a list of strings"),
     "toolchain": (lambda v: isinstance(v, str), "a string"), "tally": (lambda v: isinstance(v, dict), "an object"),
     "suspects": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "a list of objects")}
-TALLY_FIELDS = {f.name: (_whole(0), "a whole number, at least 0") for f in fields(Tally) if f.name != "seconds"} | {
+TALLY_FIELDS = {f.name: (whole(0), "a whole number, at least 0") for f in fields(Tally) if f.name != "seconds"} | {
     "seconds": (lambda v: type(v) in (int, float) and 0 <= v < math.inf, "a number, at least 0")}
 RECORD_FIELDS = {
-    "index": (_whole(0), "a whole number, at least 0"), "seed": (lambda v: isinstance(v, str), "a string"),
+    "index": (whole(0), "a whole number, at least 0"), "seed": (lambda v: isinstance(v, str), "a string"),
     "builds": (_statuses, "an object of statuses"), "host": (_statuses, "an object of statuses"),
     "failures": (_failures, "an object of build failures (kind, log, argv)")}
-
-
-def bad_field(data, spec: dict, prefix: str = "") -> str | None:
-    """Return what is wrong with the first field of ``data`` that ``spec`` refuses (missing, or of the wrong type
-    or range), or None where every field is as ``spec`` says."""
-    if not isinstance(data, dict):
-        return "not a JSON object"
-    for name, (ok, what) in spec.items():
-        if not ok(data.get(name)):
-            return f"field {prefix + name!r} must be {what}, not {data.get(name)!r:.60}"
-    return None
 
 
 def check_state(path: Path, data) -> dict:
@@ -179,7 +160,7 @@ class ProgramFile:
 
 
 def launches(programs) -> list[tuple[str, int, int, int]]:
-    return [(f"sg_k_{p.name}", p.blocks, p.threads, emit.cells(p)) for p in programs]
+    return [emit.launch(p) for p in programs]
 
 
 class Campaign:
@@ -197,7 +178,7 @@ class Campaign:
         self.suspects: list[dict] = []
         self.state_path = opts.out / "campaign.json"
         self.results_path = opts.out / PROGRAMS
-        self.database = opts.out.parent / "findings.json"  # across campaigns (``triage.file_findings``)
+        self.database = opts.out.parent / triage.DATABASE.name  # across campaigns (``triage.file_findings``)
         self.done: set[int] = set()  # the programs programs.jsonl holds a record of
         self.files: set[int] = set()  # and their files
         self._scratch: Path | None = None
@@ -460,7 +441,7 @@ class Campaign:
             sig = (s["kind"], tuple(sorted(s["bad"])) if s["kind"] == "wrong" else s["build"])
             seen[sig] += 1
             if s["kind"] == "build":  # a valid program nvcc refused: one finding per build and first error
-                key = (s["build"], first_error(s["log"]))
+                key = (s["build"], triage.log_line(observe.first_error(s["log"], None)))
                 if key not in refused:
                     refused[key] = dict(s, count=0, programs=[])
                     findings.append(refused[key])
@@ -502,13 +483,6 @@ class Campaign:
             with self.lock, open(self.opts.out / "investigated.jsonl", "a") as fh:
                 fh.write(json.dumps(found) + "\n")
         return found
-
-
-def first_error(log: str) -> str:
-    """Return a build log's first error line without its file, line and numbers (what groups refusals alike)."""
-    import re
-    line = next((l for l in log.splitlines() if "error" in l.lower()), log.strip().splitlines()[0] if log.strip() else "")
-    return re.sub(r"\d+", "N", re.sub(r"^\S*\(\d+\):\s*", "", line.strip()))[:200]
 
 
 def parse_budget(text: str) -> float:
@@ -595,7 +569,7 @@ def _campaign_options(args) -> tuple[Toolchain, Options]:
 
 def _folder(args) -> Path:
     """Return the campaign's folder: ``--out``, else ``reports/fuzz/seed-SEED``."""
-    return Path(args.out or Path("reports") / "fuzz" / f"seed-{args.seed}")
+    return Path(args.out or triage.DATABASE.parent / f"seed-{args.seed}")
 
 
 def _gpu_runner(no_gpu: bool):
@@ -677,7 +651,7 @@ def invalid_command(args) -> int:
     from suitegen.compilers import registry, toolchain
     from suitegen.engine import invalid
     nvcc = registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0])
-    out = Path(args.out or Path("reports") / "fuzz" / f"invalid-{args.seed}")
+    out = Path(args.out or triage.DATABASE.parent / f"invalid-{args.seed}")
     out.mkdir(parents=True, exist_ok=True)
     results = invalid.campaign([args.seed], per_cell=args.invalid, nvcc=nvcc, jobs=args.jobs or None)
     summary = invalid.summary(results)
@@ -745,7 +719,7 @@ def reduce_command(args) -> int:
                 return 1
             print(f"fuzz: {source} crashes the {build.name} build ({triage.crash_signature(built.log) or 'no words'}); "
                   f"reducing it line by line within {opts.reduce_budget:.0f}s")
-            small = triage.shrink_crash(campaign, build, text, time.monotonic() + opts.reduce_budget)
+            small = triage.shrink_crash(campaign, build, text, time.monotonic() + opts.reduce_budget, log=built.log)
     except StopRun as stop:
         procs.stop_all()
         print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)

@@ -11,7 +11,6 @@ build is the compile check: "compiled; not run", as a batch says it.
 """
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -24,18 +23,12 @@ from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
 from suitegen.synth import emit
 
-TARGET = re.compile(r"(sm|compute)_(\d+[a-z]?)")  # one real or virtual target: what one module build makes
-
-
 def build_for(config: Config, flags: tuple[str, ...]) -> modules.DeviceBuild | None:
     """Return the module build that stands for a config (its -std, one target, its flags and the case's), or None
     where none does (a compiler other than nvcc, several targets)."""
-    target = TARGET.fullmatch(config.arch)
-    if config.toolchain.kind is not Compiler.NVCC or target is None:
+    if config.toolchain.kind is not Compiler.NVCC or "+" in config.arch:
         return None
-    extra = tuple(f for f in (*config.flags, *flags) if f not in modules.BASE_FLAGS)
-    return modules.DeviceBuild(name="run", flags=extra, output="cubin" if target[1] == "sm" else "ptx",
-                               arch=f"sm_{target[2]}", std=config.std.value)
+    return modules.target_build("run", config.arch, config.std.value, (*config.flags, *flags))
 
 
 @unit_runner(MODULE_UNIT)

@@ -219,12 +219,12 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
 def _triage(session: Session, results: ResultsFile, folder: Path, run_id: str, jobs: int) -> bool:
     """Triage the run's wrong generated programs within ``--reduce-budget`` (``run_findings``); append the XFAIL
     records of those a known finding explains. Return whether any program was triaged."""
-    from suitegen.engine import run_findings
+    from suitegen.engine import run_findings, triage
     opts = session.options
     records = results.read()
     if not opts.reduce_budget or not any(run_findings.triaged(r) for r in records):
         return False
-    db = Path(opts.findings) if opts.findings else resources.REPORTS / "fuzz" / "findings.json"
+    db = Path(opts.findings) if opts.findings else triage.DATABASE
     say = partial(print, file=sys.stderr)
     results.append_all(run_findings.triage_run(records, session.toolchains, session.fatbin, db, folder, run_id,
                                                opts.reduce_budget, jobs, say))

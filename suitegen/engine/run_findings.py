@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from suitegen import procs
-from suitegen.compilers.modules import DeviceBuild
+from suitegen.compilers.modules import DeviceBuild, target_build
 from suitegen.engine import triage
 from suitegen.model import GENERATED_RULE, DeviationRef, Outcome, Record, Toolchain, Verdict
 from suitegen.report.repro import TRIAGED, folder_name
@@ -32,13 +32,11 @@ def builds_for(record: Record) -> list[DeviceBuild]:
     others at the config's -std and arch."""
     from suitegen.engine.fuzz import BUILDS
     cfg = record.config
-    flags = tuple(f for f in (*cfg.flags, *cfg.case_flags) if f != "-fmad=false")  # modules' base flags hold it
-    ptx = cfg.arch.startswith("compute_")
-    arch = "sm_" + cfg.arch.split("+")[-1].split("_")[-1]
-    own = next((n for n, b in BUILDS.items() if b.flags == flags and b.output == "cubin"), "run")
-    mine = DeviceBuild(name="ptx-jit" if ptx else own, flags=flags, output="ptx" if ptx else "cubin", arch=arch,
-                       std=cfg.std)
-    others = [DeviceBuild(name=n, flags=BUILDS[n].flags, arch=arch, std=cfg.std) for n in GOOD if n != mine.name]
+    mine = target_build("run", cfg.arch.split("+")[-1], cfg.std, (*cfg.flags, *cfg.case_flags))  # its last target
+    own = "ptx-jit" if mine.output == "ptx" else next(
+        (n for n, b in BUILDS.items() if b.flags == mine.flags and b.output == "cubin"), "run")
+    mine = replace(mine, name=own)
+    others = [DeviceBuild(name=n, flags=BUILDS[n].flags, arch=mine.arch, std=cfg.std) for n in GOOD if n != own]
     return [mine, *others]
 
 

@@ -20,13 +20,18 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from suitegen import procs
+from suitegen import procs, resources
 from suitegen.compilers import cache, modules
 from suitegen.execute import host_check
 from suitegen.model import Compiler, UsageError, digest
 from suitegen.report.diff import Entry
 from suitegen.report.run_folder import new_run_id
 from suitegen.synth import emit, ir, populate, reduce, textual
+
+
+# The findings database every campaign of the default folders (``reports/fuzz/seed-S``, beside it) and every run
+# files in, unless told another
+DATABASE = resources.REPORTS / "fuzz" / "findings.json"
 
 
 def host_status(run, program: ir.Program) -> str:
@@ -294,21 +299,32 @@ CRASH_WORDS = re.compile(r"internal error|internal compiler error|segmentation f
                          r"killed after|terminated by signal", re.I)
 
 
-def crash_signature(log: str) -> str:
-    """Return what tells one crash from another in a build's log: its first line naming a crash, numbers and
-    paths left out (a reduction keeps to the crash it started from, never sliding to another)."""
-    line = next((l for l in log.splitlines() if CRASH_WORDS.search(l)), "")
+def log_line(log: str, words: re.Pattern = re.compile(r"\S")) -> str:
+    """Return the first line of a build's log that ``words`` finds (by default, the first that is not blank),
+    with paths, addresses and numbers left out: what tells one build's failure from another's ("" where none).
+    A campaign groups refusals by ``log_line`` of the error line nvcc printed first (``observe.first_error``)."""
+    line = next((l for l in log.splitlines() if words.search(l)), "")
     return re.sub(r"\S*/\S*|0x[0-9a-f]+|\d+", "N", line.strip())[:200]
 
 
-def shrink_crash(campaign, build, text: str, deadline: float) -> str:
+def crash_signature(log: str) -> str:
+    """Return what tells one crash from another in a build's log: its first line naming a crash (``log_line``); a
+    reduction keeps to the crash it started from, never sliding to another."""
+    return log_line(log, CRASH_WORDS)
+
+
+def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = None) -> str:
     """Return the smallest text found, line by line (``textual.shrink``, candidates built side by side on the
-    campaign's pool), on which ``build`` still crashes with the crash it crashes with on ``text``."""
-    first = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch)),
-                                 timeout=600, use_cache=False)
-    if not first.crashed:
-        return text
-    signature = crash_signature(first.log)
+    campaign's pool), on which ``build`` still crashes with the crash it crashes with on ``text`` (``log``: that
+    build's log, where the caller has it; else ``text`` is built first)."""
+    if log is None:
+        first = modules.build_module(campaign.tc, build, text,
+                                     Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch)), timeout=600,
+                                     use_cache=False)
+        if not first.crashed:
+            return text
+        log = first.log
+    signature = crash_signature(log)
 
     def still_crashes(candidate: str) -> bool:
         folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
@@ -338,8 +354,7 @@ def run_cells(campaign, build_name: str, source: str, program: ir.Program, use_c
                                  timeout=600, use_cache=use_cache)
     if not built.ok:
         return built, None, None
-    result, outs = campaign.runner.cells(built.module, [(f"sg_k_{program.name}", program.blocks, program.threads,
-                                                         emit.cells(program))])
+    result, outs = campaign.runner.cells(built.module, [emit.launch(program)])
     return built, result, None if outs is None else outs[0]
 
 
@@ -394,7 +409,6 @@ def read_findings(db_path: Path, say=print) -> dict:
     (``file_findings`` would, when it next files)."""
     with _held(db_path):
         return _read_database(db_path, say)
-
 
 
 @contextlib.contextmanager

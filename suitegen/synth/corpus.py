@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from dataclasses import replace
 
-from suitegen.model import FROZEN, GENERATED_SECTION, Case, Expect, Expectation, Mode, Rule, Std, Variant, digest
+from suitegen.model import (FROZEN, GENERATED_SECTION, Case, Expect, Expectation, Mode, Rule, Std, Variant, bad_field,
+                            digest, strings, whole)
 from suitegen.oracle import conditions
 from suitegen.synth import emit, inject, populate, reduce
 
@@ -43,17 +44,21 @@ class Kernel:
         return {"text": self.text, "helpers": list(self.helpers), "launch": list(self.launch),
                 "expected": list(self.expected)}
 
+    FIELDS = {"text": (lambda v: isinstance(v, str), "a string"), "helpers": (strings, "a list of strings"),
+              "launch": (lambda v: isinstance(v, list) and len(v) == 4 and isinstance(v[0], str)
+                         and all(whole(1)(x) for x in v[1:]), "a kernel's name, blocks, threads and cells"),
+              "expected": (lambda v: isinstance(v, list) and all(whole(0)(x) for x in v), "a list of cells")}
+
     @classmethod
     def from_json(cls, data) -> "Kernel":
-        """Read ``to_json``'s form back; raises TypeError, KeyError or ValueError on another shape."""
-        launch, expected = data["launch"], data["expected"]
-        if not (isinstance(data["text"], str) and isinstance(data["helpers"], list)
-                and all(isinstance(h, str) for h in data["helpers"]) and isinstance(launch, list) and len(launch) == 4
-                and isinstance(launch[0], str) and all(type(x) is int and x > 0 for x in launch[1:])
-                and isinstance(expected, list) and all(type(x) is int and x >= 0 for x in expected)
-                and len(expected) == launch[3]):
-            raise TypeError("kernel is not text, helpers, a launch and its expected cells")
-        return cls(text=data["text"], helpers=tuple(data["helpers"]), launch=tuple(launch), expected=tuple(expected))
+        """Read ``to_json``'s form back; raises TypeError on another shape."""
+        why = bad_field(data, cls.FIELDS)
+        if why is None and len(data["expected"]) != data["launch"][3]:
+            why = "its expected cells are not as many as its launch's"
+        if why:
+            raise TypeError(f"kernel: {why}")
+        return cls(text=data["text"], helpers=tuple(data["helpers"]), launch=tuple(data["launch"]),
+                   expected=tuple(data["expected"]))
 
 
 @dataclass(**FROZEN)
@@ -72,20 +77,21 @@ class Drawn:
     def to_json(self) -> dict:
         return {**{f: getattr(self, f) for f in self.__dataclass_fields__}, "kernel": self.kernel.to_json()}
 
+    FIELDS = {**{name: (lambda v, kind=kind: isinstance(v, kind), words)
+                 for name, kind, words in (("seed", str, "a string"), ("index", int, "a whole number"),
+                                           ("source", str, "a string"), ("std", str, "a string"),
+                                           ("policy", str, "a string"), ("floating", bool, "true or false"))},
+              "tags": (lambda v: v is None or strings(v), "a list of strings")}
+
     @classmethod
     def from_json(cls, data: dict) -> "Drawn":
-        """Read ``to_json``'s form back; raises TypeError, KeyError or ValueError on another shape."""
-        if not isinstance(data, dict):
-            raise TypeError("not an object")
-        kinds = {"seed": str, "index": int, "source": str, "std": str, "policy": str, "floating": bool}
-        for name, kind in kinds.items():
-            if not isinstance(data[name], kind):
-                raise TypeError(f"{name} is not a {kind.__name__}")
+        """Read ``to_json``'s form back; raises TypeError or ValueError on another shape."""
+        why = bad_field(data, cls.FIELDS)
+        if why:
+            raise TypeError(why)
         Std.parse(data["std"])
-        tags = data.get("tags", [])
-        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            raise TypeError("tags is not a list of strings")
-        return cls(**{**{k: data[k] for k in kinds}, "tags": tuple(tags), "kernel": Kernel.from_json(data["kernel"])})
+        return cls(**{k: data[k] for k in cls.FIELDS if k != "tags"}, tags=tuple(data.get("tags") or ()),
+                   kernel=Kernel.from_json(data.get("kernel")))
 
 
 def program(seed: str, index: int):
@@ -98,7 +104,7 @@ def draw(seed: str, index: int) -> Drawn:
     made = program(seed, index)
     expected = reduce.expected(made)
     kernel = Kernel(text=emit.namespace(made) + emit.kernel(made), helpers=tuple(sorted(emit.helpers([made]))),
-                    launch=(f"sg_k_{made.name}", made.blocks, made.threads, emit.cells(made)), expected=tuple(expected))
+                    launch=emit.launch(made), expected=tuple(expected))
     return Drawn(seed=seed, index=index, source=emit.as_case(emit.standalone(made, expected)),
                  std=populate.dialect(made).value, policy=made.policy,
                  floating=bool(re.search(r"\b(float|double)\b", emit.reducible(made))), kernel=kernel, tags=made.tags)

@@ -347,6 +347,11 @@ def cells(p: ir.Program) -> int:
     return p.lanes * p.width + len(p.atomics)
 
 
+def launch(p: ir.Program) -> tuple[str, int, int, int]:
+    """Return how the GPU workers launch the program's kernel: its name, blocks, threads and output cells."""
+    return f"sg_k_{p.name}", p.blocks, p.threads, cells(p)
+
+
 def _table(name: str, values) -> str:
     return f"static const unsigned long long {name}[{len(values)}] = {{{', '.join(f'{v}ull' for v in values)}}};\n"
 
