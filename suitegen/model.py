@@ -421,6 +421,14 @@ class Config:
     def applies_to(self, section: str) -> bool:
         return section not in self.excluded and (not self.sections or section in self.sections)
 
+    def applies(self, case: "Case") -> bool:
+        """Whether the case is built under this config: its section's, except that a flag set of the generated
+        corpus alone (its code-generation axes: ``-Xptxas -O0``, ``-G``) builds the valid programs only, as a
+        program that must be rejected stops before code generation and is built as the guide's negatives are."""
+        if not self.applies_to(case.rule.section):
+            return False
+        return not (self.sections == (GENERATED_SECTION,) and case.variant.expectation.expect is Expect.REJECT)
+
     @property
     def id(self) -> str:
         return ",".join([self.std.value, self.arch, *self.flags])

@@ -110,6 +110,13 @@ def test_a_corpus_outside_its_axes_gets_no_config(tmp_path):
     takes = [c.id for c in configs if c.applies_to(corpus.SECTION)]
     assert takes == ["c++17,sm_90", "c++17,sm_90,-G"]
     assert sum(c.applies_to("lambdas") for c in configs) == 4  # the guide's sections keep the whole matrix
+    # The corpus's own code-generation axes build its valid programs; one that must be rejected is built as the
+    # guide's negatives are, under the other flag sets only.
+    from suitegen.oracle import loader
+    orc = loader.load()
+    valid, invalid = corpus.case(corpus.draw("x", 0)), corpus.invalid_cases("x", 1, orc)[0]
+    assert [c.id for c in configs if c.applies(valid)] == takes
+    assert [c.id for c in configs if c.applies(invalid)] == ["c++17,sm_90"]
 
 
 @needs_nvcc

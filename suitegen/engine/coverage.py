@@ -49,7 +49,7 @@ def coverage(orc, cases: Sequence[Case], nvcc: Sequence[str] = (), profile: str 
                 row["no_check_why"][plan[1]] = row["no_check_why"].get(plan[1], 0) + 1
         reasons = []
         for cfg in configs:
-            if not cfg.applies_to(case.rule.section):
+            if not cfg.applies(case):
                 continue
             row["results"] += 1
             why = unsupported_here(case, cfg, make_env(cfg, case, feats))

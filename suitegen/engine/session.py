@@ -315,7 +315,7 @@ def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> li
 
 def plan(cases: Sequence[Case], configs: Sequence[Config]) -> list[tuple[Case, Config]]:
     """Return every (case, config) item whose flag set applies to the case's section, in a stable order."""
-    return [(c, cfg) for c in cases for cfg in configs if cfg.applies_to(c.rule.section)]
+    return [(c, cfg) for c in cases for cfg in configs if cfg.applies(c)]
 
 
 def item_name(case: Case, config: Config, several_toolchains: bool = False) -> str:
