@@ -405,6 +405,20 @@ class Profile:
     flagsets: tuple[FlagSet, ...]
     description: str = ""
     generated: CorpusSpec | None = None
+    narrowed: tuple["Narrowed", ...] = ()  # sections built under fewer of its dialects and targets
+
+
+@dataclass(**FROZEN)
+class Narrowed:
+    """Sections a profile builds under only some of its dialects and targets (``[[profile.NAME.narrow]]``): where
+    more configs would repeat the same check (the math rules' accuracy does not depend on the -std level)."""
+
+    sections: tuple[str, ...]
+    stds: tuple[str, ...] = ()  # empty: all of the profile's
+    archs: tuple[str, ...] = ()
+
+    def takes(self, std: str, arch: str) -> bool:
+        return (not self.stds or std in self.stds) and (not self.archs or arch in self.archs)
 
 
 @dataclass(**FROZEN)

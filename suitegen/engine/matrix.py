@@ -7,7 +7,7 @@ from pathlib import Path
 
 from suitegen import resources
 from suitegen.oracle import fields
-from suitegen.model import CorpusSpec, FlagSet, Profile, Std, UsageError, arch_number
+from suitegen.model import CorpusSpec, FlagSet, Narrowed, Profile, Std, UsageError, arch_number
 
 
 def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
@@ -20,7 +20,7 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
     out = {}
     for name, raw in data.get("profile", {}).items():
         where = f"{path}: profile {name!r}"
-        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated"}
+        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated", "narrow"}
         if unknown:
             raise UsageError(f"{where}: unknown field {sorted(unknown)[0]!r}")
         try:
@@ -37,7 +37,8 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
             if problem:
                 raise UsageError(f"{where}: field 'flags': {problem}")
         out[name] = Profile(name=name, stds=stds, archs=archs, flagsets=flagsets,
-                            description=raw.get("description", ""), generated=_corpus(raw.get("generated"), where))
+                            description=raw.get("description", ""), generated=_corpus(raw.get("generated"), where),
+                            narrowed=tuple(_narrow(n, f"{where}: narrow") for n in raw.get("narrow", [])))
     if not out:
         raise UsageError(f"{path}: no [profile.NAME] tables")
     return out
@@ -65,6 +66,20 @@ def _corpus(raw, where: str) -> CorpusSpec | None:
     except (TypeError, ValueError) as exc:
         raise UsageError(f"{where}: {exc}") from None
     return CorpusSpec(seed=raw["seed"], count=raw.get("count", 0), stds=stds, archs=archs, invalid=raw.get("invalid", 0))
+
+
+def _narrow(raw, where: str) -> Narrowed:
+    """Return one ``[[profile.NAME.narrow]]`` table: sections, and the dialects and targets they are built under."""
+    if not isinstance(raw, dict) or set(raw) - {"sections", "std", "arch"} or not raw.get("sections"):
+        raise UsageError(f"{where}: expected a table of sections (required), std and arch")
+    try:
+        stds = tuple(Std.parse(s).value for s in raw.get("std", ()))
+        archs = tuple(raw.get("arch", ()))
+        for a in archs:
+            arch_number(a)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return Narrowed(sections=tuple(raw["sections"]), stds=stds, archs=archs)
 
 
 def profile(name: str, path: Path | str | None = None) -> Profile:

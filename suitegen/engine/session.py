@@ -308,7 +308,8 @@ def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> li
         takes = corpus is not None and corpus.takes(s.value, a)
         if fs.sections and set(fs.sections) <= {generated_corpus.SECTION} and not takes:
             continue  # a flag set of the corpus alone, outside its dialects and targets
-        excluded = () if takes or corpus is None else (generated_corpus.SECTION,)
+        excluded = (() if takes or corpus is None else (generated_corpus.SECTION,)) + tuple(
+            sec for n in prof.narrowed if not n.takes(s.value, a) for sec in n.sections)
         out.append(Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections, excluded=excluded))
     return out
 

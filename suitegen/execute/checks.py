@@ -5,11 +5,15 @@ A fatbin variant names its check (``check = "expression_values"``); each is regi
 """
 from __future__ import annotations
 
+import shutil
+import tempfile
+from array import array
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping
 
 from suitegen import hooks
-from suitegen.cases import expressions
+from suitegen.cases import expressions, math_reference
 from suitegen.model import FROZEN
 
 DTYPES = {"unsigned": "uint32", "int": "int32", "float": "float32", "double": "float64"}
@@ -23,6 +27,7 @@ class DeviceCheck:
     inputs: list  # [(numpy dtype name, values)]
     out: str
     expected: list
+    summary: str = ""  # what a passing check found, beside its verdict
 
     def request(self, module: str) -> dict:
         return {"module": module, "kernel": self.kernel, "inputs": self.inputs, "out": self.out,
@@ -42,3 +47,59 @@ def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
     b = [conv(p[1]) for p in pairs]
     return DeviceCheck(kernel="sg_eval", inputs=[(DTYPES[kind], a), (DTYPES[kind], b)], out=DTYPES[kind],
                        expected=[expressions.evaluate(tree, kind, x, y) for x, y in zip(a, b)])
+
+
+ARRAY = {"float": ("f", "float32"), "double": ("d", "float64"), "int": ("i", "int32"), "long": ("q", "int64"),
+         "long long": ("q", "int64")}  # an argument kind's array code and numpy dtype
+
+
+class MathCheck:
+    """A math rule's launch over its inputs (files, not JSON: 2^16 and more) and its judgement against MPFR's
+    correctly rounded references under the documented bound (``cases.math_reference``)."""
+
+    kernel = "sg_math"
+
+    def __init__(self, params: Mapping[str, Any]):
+        self.spec = math_reference.Spec.of(params)
+        self.summary = ""
+        self._folder: Path | None = None
+
+    def request(self, module: str) -> dict:
+        spec = self.spec
+        self.args = math_reference.inputs(spec, math_reference.SEED)
+        self._folder = Path(tempfile.mkdtemp(prefix="suitegen-math-"))
+        files = []
+        for k, (kind, column) in enumerate(zip(spec.args, self.args)):
+            code, dtype = ARRAY[spec.type if kind == "x" else kind]
+            path = self._folder / f"in{k}"
+            path.write_bytes(array(code, column).tobytes())
+            files.append((dtype, str(path)))
+        return {"module": module, "kernel": self.kernel, "files": files, "out": str(self._folder / "out"),
+                "n": len(self.args[0]), "width": len(spec.cells)}
+
+    def mismatches(self, got: str) -> list[str]:
+        """Judge the device's cells (the file the worker wrote) against the references."""
+        spec, n, width = self.spec, len(self.args[0]), len(self.spec.cells)
+        try:
+            flat = array("d", Path(got).read_bytes())
+        finally:
+            shutil.rmtree(self._folder, ignore_errors=True)
+        if len(flat) != n * width:
+            return [f"the kernel wrote {len(flat)} cells where {n * width} were expected"]
+        cells = [flat[c::width] for c in range(width)]
+        judged = math_reference.judge(spec, self.args, cells, math_reference.references(spec))
+        bound = " and ".join(b for b in (f"{spec.ulp:g} ulp" if spec.ulp is not None else "",
+                                         f"absolute {spec.abs:g}" if spec.abs is not None else "") if b)
+        found = " and ".join(b for b in (f"{judged.worst:g} ulp" if spec.ulp is not None else "",
+                                         f"absolute {judged.worst_abs:.3g}" if spec.abs is not None else "") if b)
+        self.summary = (f"largest error {found} (documented bound {bound}) over {judged.checked:,} of "
+                        f"{n:,} inputs where the bound applies")
+        bad = [f for f in judged.failures if f]
+        more = len(judged.failures) - len(bad)
+        return bad + ([f"and {more} more inputs outside the bound"] if more else [])
+
+
+@hooks.check
+def math_ulp(params: Mapping[str, Any]) -> MathCheck:
+    """A math function over its special values and a seeded sample, within its documented error bound."""
+    return MathCheck(params)

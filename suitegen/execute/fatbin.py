@@ -122,8 +122,8 @@ class FatbinRunner:
         if result.status is not ExecStatus.PASSED:
             return result
         bad = check.mismatches(json.loads(result.output)["out"])
-        return replace(result, status=ExecStatus.FAILED if bad else ExecStatus.PASSED, detail="; ".join(bad[:5]),
-                       output=result.output[-2000:])
+        return replace(result, status=ExecStatus.FAILED if bad else ExecStatus.PASSED,
+                       detail="; ".join(filter(None, (check.summary, *bad[:5]))), output=result.output[-2000:])
 
     def value(self, module: Path, member: int | None, expected: int) -> ExecResult:
         """Run a value check: the case's value kernel (``member``: its namespace in a batch module), one

@@ -5,8 +5,9 @@ generated program's kernels (``cells``: each of ``launches`` on its own zeroed u
 kernel and returns its output (``module``, ``kernel``, ...), runs a value check (``value``: launch the
 first of ``kernels`` the module has, one thread, on an int out[1] that starts at 0, and return out), the
 value checks of a batch module's members one after another (``values``: ``members`` holds each one's
-``kernels``; after a fault the reply has the outs of the members before it, and the worker exits), or
-only loads a module (``load``): with CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then
+``kernels``; after a fault the reply has the outs of the members before it, and the worker exits), a kernel over arrays
+read from raw files (``files``: one thread per element, ``width`` float64 results each, written to the file
+``out``), or only loads a module (``load``): with CUDA_MODULE_LOADING=EAGER (the runner sets it) the driver then
 resolves every kernel of the module, compiling its PTX where it holds no SASS for this GPU. The last few
 modules stay loaded, so the members of one batch module load it once. After a CUDA error the context may
 be unusable (a sticky error), so the worker replies and exits; the caller starts another.
@@ -99,6 +100,15 @@ def serve() -> int:
                           flush=True)
                     return 2
                 print(json.dumps({"ok": True, "out": outs}), flush=True)
+                continue
+            if "files" in req:  # arrays in raw files, the result written to one: many inputs, no JSON for them
+                kernel = get(req["module"]).get_function(req["kernel"])
+                args = [cupy.asarray(numpy.fromfile(path, dtype=dtype)) for dtype, path in req["files"]]
+                out = cupy.zeros(req["n"] * req["width"], dtype="float64")
+                kernel(((req["n"] + 255) // 256,), (256,), (*args, out, numpy.int32(req["n"])))
+                cupy.cuda.runtime.deviceSynchronize()
+                out.get().tofile(req["out"])
+                print(json.dumps({"ok": True, "out": req["out"]}), flush=True)
                 continue
             kernel = get(req["module"]).get_function(req["kernel"])
             args = [cupy.asarray(numpy.array(values, dtype=dtype)) for dtype, values in req["inputs"]]

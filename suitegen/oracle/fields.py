@@ -99,7 +99,9 @@ FIELDS: tuple[Field, ...] = (
     Field("deviation", "select", "hook: selector", False, "a test on the case's params"),
     Field("deviation", "note", "string", False, "what else is known"),
     Field("statement", "id", "string", True, "the statement's name within its section"),
-    Field("statement", "seed", "string", True, "the source document it comes from"),
+    Field("statement", "seed", "string", False, "the seed document it comes from (one of seed and source)"),
+    Field("statement", "source", "string", False, "a later source it comes from: the guide's edition and part "
+                                                  "(one of seed and source)"),
     Field("statement", "text", "string", True, "the normative sentence, in our words"),
     Field("statement", "where", "string", False, "its section number in the guide"),
     Field("statement", "kind", one_of(STATEMENT_KINDS), False, "what kind of statement (default must)"),

@@ -7,7 +7,8 @@ Layout: ``oracle/statements/<section-key>.toml``::
 
     [[statement]]
     id = "no-class-member"         # unique in its section; the full id is "<section>/<id>"
-    seed = "000"                    # the seed document (file-name prefix) it comes from
+    seed = "000"                    # the seed document (file-name prefix) it comes from, or
+    source = "..."                  # a later source: the guide's edition and part (the math appendix of 13.0)
     where = "I.4.3.1"               # the section number as the seed numbers it
     kind = "must-not"               # must | must-not | may | undefined | note
     text = "..."                    # the statement, paraphrased in our words
@@ -58,6 +59,7 @@ class Statement:
     text: str
     rules: tuple[str, ...]
     untested: str = ""
+    source: str = ""  # a later source than the seeds (then seed is "")
     when: str = ""
     source_file: str = ""
     example: str = ""  # "error": the seed's example marks this line an error
@@ -99,8 +101,8 @@ def load_statements(root: Path, sections: Mapping[str, str], rule_ids: Iterable[
             extra = set(raw) - STATEMENT_KEYS
             if extra:
                 raise StatementError(f"{where}: unknown keys {sorted(extra)}")
-            if not raw.get("id") or not raw.get("text") or not raw.get("seed"):
-                raise StatementError(f"{where}: id, seed and text are required")
+            if not raw.get("id") or not raw.get("text") or bool(raw.get("seed")) == bool(raw.get("source")):
+                raise StatementError(f"{where}: id, text and one of seed and source are required")
             if raw.get("kind", "must") not in KINDS:
                 raise StatementError(f"{where}: kind must be one of {', '.join(KINDS)}")
             if sid in seen:
@@ -119,7 +121,8 @@ def load_statements(root: Path, sections: Mapping[str, str], rule_ids: Iterable[
             if no_negative.startswith("removed:") and not raw.get("when"):
                 raise StatementError(f"{where}: a construct removed in a later release is conditioned on the release "
                                      "(when = \"nvcc<X.Y\")")
-            out.append(Statement(id=sid, section=section, seed=str(raw["seed"]), where=str(raw.get("where", "")),
+            out.append(Statement(id=sid, section=section, seed=str(raw.get("seed", "")), source=raw.get("source", ""),
+                                 where=str(raw.get("where", "")),
                                  kind=raw.get("kind", "must"), text=raw["text"], rules=rules,
                                  untested=raw.get("untested", ""), when=raw.get("when", ""), source_file=str(path),
                                  example=example, no_negative=no_negative,
@@ -135,13 +138,19 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Ite
     for s in statements:
         by_section.setdefault(s.section, []).append(s)
     lines.append(f"{'section':32} statements  with rules  with reason  untraced")
-    for section, group in sorted(by_section.items()):
+    later_sections = {s.section for s in statements if s.source}
+    order = sorted(by_section.items(), key=lambda kv: (kv[0] in later_sections, kv[0]))
+    for k, (section, group) in enumerate(order):
+        if section in later_sections and (k == 0 or order[k - 1][0] not in later_sections):
+            lines.append("-- from later sources than the seeds (the guide's current edition):")
         lines.append(f"{section:32} {len(group):10}  {sum(bool(s.rules) for s in group):10}  "
                      f"{sum(bool(s.untested) and not s.rules for s in group):11}  "
                      f"{sum(not s.traced for s in group):8}")
     untraced = [s for s in statements if not s.traced]
-    lines.append(f"{'total':32} {len(statements):10}  {sum(bool(s.rules) for s in statements):10}  "
-                 f"{sum(bool(s.untested) and not s.rules for s in statements):11}  {len(untraced):8}")
+    for label, part in (("seeds", [s for s in statements if not s.source]),
+                        ("later sources", [s for s in statements if s.source]), ("total", statements)):
+        lines.append(f"{label:32} {len(part):10}  {sum(bool(s.rules) for s in part):10}  "
+                     f"{sum(bool(s.untested) and not s.rules for s in part):11}  {sum(not s.traced for s in part):8}")
     examples = [s for s in statements if s.example == "error"]
     excused = [s for s in examples if s.no_negative and not s.negative]
     lines.append(f"\nexample lines marked error: {len(examples)}; tested by a rule with a negative variant: "
@@ -149,7 +158,7 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Ite
     lines += [f"  {s.id} ({s.seed} {s.where}): {s.no_negative}" for s in excused]
     if untraced:
         lines.append("\nstatements with no rule and no reason, or example errors no negative variant tests:")
-        lines += [f"  {s.id} ({s.seed} {s.where}): {s.text}" + (
+        lines += [f"  {s.id} ({s.seed or s.source} {s.where}): {s.text}" + (
             " [example error: no rule with a negative variant]" if s.rules or s.untested else "") for s in untraced]
     apart = Counter(_family(r) for r in rule_ids if _family(r) != "guide")
     for family, what in FAMILIES.items():

@@ -1,0 +1,670 @@
+"""Correctly rounded references for the math rules, their inputs, and the error of a device result in ulps.
+
+The guide states each math function's maximum error as the difference in ulps between the correctly rounded
+result and the function's (``ulp``); some add an absolute error bound (``abs``) or restrict their bound to an
+interval (``range``) or to outside one (``exclude``). References come from MPFR (gmpy2): a function MPFR has is
+evaluated in an IEEE context of the function's precision (``gmpy2.ieee``: subnormals and the rounding mode
+included), so its result is correctly rounded; one it lacks is computed with ``WORK_BITS`` bits and rounded once
+(a double rounding that would need the exact value within 2^-WORK_BITS of a midpoint). Inputs are each
+precision's special values and a seeded sample (``inputs``); the same spec gives the same inputs everywhere.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import random
+import struct
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+WORK_BITS = 160
+FLOAT_KINDS = ("x",)  # an argument or output of the function's floating type
+INT_KINDS = {"int": "i", "long": "q", "long long": "q"}  # array/struct codes
+CODES = {"float": "f", "double": "d"}
+BITS = {"float": 32, "double": 64}
+LIMITS = {  # (smallest subnormal, smallest normal, epsilon, largest finite)
+    "float": (2.0 ** -149, 2.0 ** -126, 2.0 ** -23, (2 - 2.0 ** -23) * 2.0 ** 127),
+    "double": (5e-324, 2.0 ** -1022, 2.0 ** -52, 1.7976931348623157e308)}
+ROUNDING = {"rn": "RoundToNearest", "rz": "RoundToZero", "ru": "RoundUp", "rd": "RoundDown"}
+DEFAULT_SAMPLES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One math rule's variant, as its params give it (``oracle/math-*.toml``)."""
+
+    call: str
+    ref: str
+    type: str  # "float" or "double"
+    args: tuple[str, ...]
+    outs: tuple[str, ...] = ()
+    result: str = "x"
+    ulp: float | None = None
+    abs: float | None = None
+    range: tuple[float, float] | None = None
+    exclude: tuple[float, float] | None = None
+    yrange: tuple[float, float] | None = None  # the bound holds for the second argument's magnitude in it
+    round: str = "rn"
+    ftz: bool = False  # subnormal inputs and results are flushed to zero (-ftz=true)
+    lead: int | None = None  # an int the reference takes first that the call fixes (jnf(128, x): 128)
+    samples: int = DEFAULT_SAMPLES
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any]) -> "Spec":
+        """Return the spec of a variant's params; ValueError names what is wrong."""
+        if params.get("type") not in CODES:
+            raise ValueError(f"math params: type must be float or double, not {params.get('type')!r}")
+        if params.get("ref") not in REFERENCES:
+            raise ValueError(f"math params: no reference named {params.get('ref')!r}")
+        kinds = ("x", *INT_KINDS)
+        args, outs = tuple(params.get("args", ())), tuple(params.get("outs", ()))
+        if not args or any(a not in kinds for a in args) or any(o not in ("x", "int") for o in outs):
+            raise ValueError(f"math params: args {args!r} / outs {outs!r}: kinds are {kinds}")
+        if params.get("result", "x") not in (*kinds, "void") or params.get("round", "rn") not in ROUNDING:
+            raise ValueError(f"math params: result {params.get('result')!r} or round {params.get('round')!r}")
+        if params.get("ulp") is None and params.get("abs") is None:
+            raise ValueError("math params: a bound is needed (ulp or abs)")
+        pair = lambda k: tuple(float(v) for v in params[k]) if params.get(k) is not None else None  # noqa: E731
+        return cls(call=str(params["call"]), ref=params["ref"], type=params["type"], args=args, outs=outs,
+                   result=params.get("result", "x"), ulp=params.get("ulp"), abs=params.get("abs"),
+                   range=pair("range"), exclude=pair("exclude"), yrange=pair("yrange"),
+                   round=params.get("round", "rn"), ftz=bool(params.get("ftz", False)), lead=params.get("lead"),
+                   samples=int(params.get("samples", DEFAULT_SAMPLES)))
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The kinds of what the kernel stores per input: its result (unless void), then each output."""
+        return ((self.result,) if self.result != "void" else ()) + self.outs
+
+    def checked(self, row: Sequence) -> str:
+        """Which bound applies to one input row: "ulp", "abs" or "" (none documented there). ``range`` and
+        ``exclude`` bound the first floating argument, ``yrange`` the second's magnitude; where both bounds are
+        given, ``ulp`` holds inside and ``abs`` outside; a lone bound holds inside only."""
+        xs = [v for k, v in zip(self.args, row) if k == "x"]
+        x = xs[0] if xs else 0.0
+        inside = self.range is None or self.range[0] <= x <= self.range[1]
+        if self.exclude is not None and self.exclude[0] <= x <= self.exclude[1]:
+            inside = False
+        if self.yrange is not None and len(xs) > 1 and not self.yrange[0] <= abs(xs[1]) <= self.yrange[1]:
+            return ""
+        if self.ulp is not None and self.abs is not None:
+            return "ulp" if inside else "abs"
+        return ("ulp" if self.ulp is not None else "abs") if inside else ""
+
+
+# --- inputs ----------------------------------------------------------------------------------------------------
+
+def to_type(v: float, kind: str) -> float:
+    """Round a Python float to the precision's nearest value (binary32 for float)."""
+    return struct.unpack("f", struct.pack("f", v))[0] if kind == "float" and math.isfinite(v) and \
+        abs(v) < 3.4028235677973366e38 else (v if kind == "double" or not math.isfinite(v) else math.copysign(math.inf, v))
+
+
+def from_bits(bits: int, kind: str) -> float:
+    return struct.unpack(CODES[kind], struct.pack("I" if kind == "float" else "Q", bits))[0]
+
+
+def to_bits(v: float, kind: str) -> int:
+    return struct.unpack("I" if kind == "float" else "Q", struct.pack(CODES[kind], v))[0]
+
+
+def special_values(kind: str) -> list[float]:
+    """The values every function of a precision is checked at: zeros, subnormals, normals' edges, small integers
+    and halves, pi's multiples, the extremes, infinities and NaN."""
+    sub, tiny, eps, big = LIMITS[kind]
+    base = [0.0, sub, tiny - sub, tiny, eps, 0.25, 0.5, 1 - eps / 2, 1.0, 1 + eps, 1.5, 2.0, 2.5, 3.0, 4.0, 8.0, 10.0,
+            0.1, 1e-7, math.pi / 4, math.pi / 2, math.pi, 2 * math.pi, 88.7, 709.7, 1e10, 1e30, big, math.inf]
+    vals = [to_type(v, kind) for v in base]
+    return _unique(vals + [-v for v in vals] + [math.nan])
+
+
+def _unique(vals: Sequence[float]) -> list[float]:
+    seen, out = set(), []
+    for v in vals:
+        k = ("nan",) if v != v else (v, math.copysign(1, v))
+        if k not in seen:
+            seen.add(k)
+            out.append(v)
+    return out
+
+
+def _sample_values(kind: str, n: int, rng: random.Random, span: tuple[float, float] | None) -> list[float]:
+    """``n`` values of a precision: half any bit pattern (every magnitude and sign, NaNs included), a quarter
+    uniform in the documented interval (or [-8, 8]), a quarter of magnitudes 2^-20..2^20 of either sign."""
+    width = BITS[kind]
+    a = [from_bits(rng.getrandbits(width), kind) for _ in range(n // 2)]
+    lo, hi = span if span is not None else (-8.0, 8.0)
+    big = LIMITS[kind][3]
+    lo, hi = max(lo, -big), min(hi, big)
+    b = [to_type(lo + (hi - lo) * rng.random(), kind) for _ in range(n // 4)]
+    c = [to_type(rng.choice((-1.0, 1.0)) * 2.0 ** rng.uniform(-20, 20), kind) for _ in range(n - n // 2 - n // 4)]
+    return a + b + c
+
+
+INT_SPANS = {"jn": (0, 12), "yn": (0, 12), "ldexp": (-300, 300), "scalbn": (-300, 300)}
+
+
+def inputs(spec: Spec, seed: str) -> list[list]:
+    """Return the argument columns (one per arg, equally long): the special values (every pair of them for two
+    arguments, of half of them for more, with 0, 1, -1, inf, NaN and the least subnormal as a third and fourth;
+    each with a few ints for an int argument), then ``spec.samples`` seeded ones."""
+    rng = random.Random(f"{seed}/{spec.call}/{spec.type}")
+    specials = special_values(spec.type)
+    lo_i, hi_i = INT_SPANS.get(spec.ref, (-40, 40))
+    ints = sorted({0, 1, 2, 3, -1, -2, lo_i, hi_i} & set(range(lo_i, hi_i + 1)))
+    few = [v for v in specials if v in (0.0, 1.0, -1.0, math.inf) or v != v or v == LIMITS[spec.type][0]]
+    many = specials if len(spec.args) < 3 else specials[::2]
+    axes = [(many if k < 2 else few) if a == "x" else ints for k, a in enumerate(spec.args)]
+    grid: list[tuple] = [()]
+    for axis in axes:
+        grid = [g + (v,) for g in grid for v in axis]
+    samples = [_sample_values(spec.type, spec.samples, rng, spec.range) if a == "x" else
+               [rng.randint(lo_i, hi_i) for _ in range(spec.samples)] for a in spec.args]
+    return [[g[k] for g in grid] + samples[k] for k in range(len(spec.args))]
+
+
+# --- references ------------------------------------------------------------------------------------------------
+
+def _gmpy2():
+    import gmpy2
+    return gmpy2
+
+
+def _raw(fn: Callable) -> Callable:
+    """A reference on the Python floats themselves (MPFR keeps no sign of a NaN): sign and class functions."""
+    fn.raw = True
+    return fn
+
+
+def _exact(fn: Callable) -> Callable:
+    """A reference that needs more than MPFR's correctly rounded primitives: computed with WORK_BITS bits."""
+    fn.work = True
+    return fn
+
+
+def _pi_reduced(g, x):
+    """Return x mod 2 (exact) for sinpi/cospi."""
+    return g.fmod(x, 2)
+
+
+@_exact
+def _sinpi(g, x):
+    if g.is_infinite(x) or g.is_nan(x):
+        return g.nan()
+    r = _pi_reduced(g, x)
+    if g.is_integer(r):
+        return g.mpfr(0) if x >= 0 else -g.mpfr(0)
+    if g.is_integer(2 * r):
+        return g.mpfr(1) if r in (0.5, -1.5) else g.mpfr(-1)
+    return g.sin(g.const_pi() * r)
+
+
+@_exact
+def _cospi(g, x):
+    if g.is_infinite(x) or g.is_nan(x):
+        return g.nan()
+    r = abs(_pi_reduced(g, x))
+    if g.is_integer(r):
+        return g.mpfr(1) if r == 0 else g.mpfr(-1)
+    if g.is_integer(2 * r):
+        return g.mpfr(0)
+    return g.cos(g.const_pi() * r)
+
+
+@_exact
+def _erfcx(g, x):
+    if g.is_nan(x):
+        return x
+    if g.is_infinite(x):
+        return g.mpfr(0) if x > 0 else g.inf()
+    if x > 2 ** 13:  # exp(x^2) would leave even this exponent range: the asymptotic series, within x^-10
+        r = 1 / (2 * x * x)
+        return (1 - r + 3 * r ** 2 - 15 * r ** 3 + 105 * r ** 4) / (x * g.sqrt(g.const_pi()))
+    return g.exp(x * x) * g.erfc(x)
+
+
+def _erfc_guess(t: float) -> float:
+    """x >= 0 with erfc(x) = t (0 < t <= 1), to about double precision: Newton's method on log erfc, which
+    converges in the tail too (asymptotically where erfc underflows)."""
+    lt = math.log(t) if t > 0 else -745.0
+    x = math.sqrt(max(0.0, -lt - 0.5 * math.log(max(1.0, -lt)) - 0.5 * math.log(math.pi))) if lt < -1 else 0.5
+    if t < 1e-300:
+        return x
+    for _ in range(60):
+        e = math.erfc(x)
+        if e <= 0:
+            break
+        step = (math.log(e) - lt) / (-2 / math.sqrt(math.pi) * math.exp(-x * x) / e)
+        x -= step
+        if abs(step) <= 1e-16 * max(1.0, x):
+            break
+    return x
+
+
+def _newton(g, f, df, y, x0: float):
+    """Refine x0 to f(x) = y at WORK_BITS bits (Newton's method, until a step is below the precision)."""
+    x = g.mpfr(x0)
+    for _ in range(40):
+        step = (f(x) - y) / df(x)
+        x -= step
+        if step == 0 or abs(step) <= abs(x) * g.mpfr(2) ** (8 - WORK_BITS):
+            break
+    return x
+
+
+def _erfcinv_value(g, y):
+    """erfc^-1(y) for 0 < y < 2, y != 1, at WORK_BITS bits."""
+    two_over_sqrt_pi = 2 / g.sqrt(g.const_pi())
+    t = y if y < 1 else 2 - y  # erfc(-x) = 2 - erfc(x): solve for |x|
+    log_t = g.log(t)  # Newton's method on log erfc(x) = log t: quadratic in the tail too
+    x = _newton(g, lambda v: g.log(g.erfc(v)), lambda v: -two_over_sqrt_pi * g.exp(-v * v) / g.erfc(v), log_t,
+                _erfc_guess(float(t)))
+    return x if y < 1 else -x
+
+
+@_exact
+def _erfinv(g, y):
+    if g.is_nan(y) or abs(y) > 1:
+        return g.nan()
+    if abs(y) == 1:
+        return g.inf() if y > 0 else -g.inf()
+    if y == 0:
+        return y
+    if abs(y) > 0.5:  # through erfc: 1 - |y| is exact here
+        x = _erfcinv_value(g, 1 - abs(y))
+        return x if y > 0 else -x
+    two_over_sqrt_pi = 2 / g.sqrt(g.const_pi())
+    guess = float(y) * math.sqrt(math.pi) / 2
+    for _ in range(60):
+        step = (math.erf(guess) - float(y)) / (2 / math.sqrt(math.pi) * math.exp(-guess * guess))
+        guess -= step
+        if abs(step) <= 1e-17 * abs(guess):
+            break
+    return _newton(g, g.erf, lambda v: two_over_sqrt_pi * g.exp(-v * v), y, guess)
+
+
+@_exact
+def _erfcinv(g, y):
+    if g.is_nan(y) or y < 0 or y > 2:
+        return g.nan()
+    if y == 0:
+        return g.inf()
+    if y == 2:
+        return -g.inf()
+    if y == 1:
+        return g.mpfr(0)
+    return _erfcinv_value(g, y)
+
+
+@_exact
+def _normcdf(g, x):
+    return g.erfc(-x / g.sqrt(2)) / 2
+
+
+@_exact
+def _normcdfinv(g, y):
+    return -g.sqrt(2) * _erfcinv(g, 2 * y)
+
+
+def _bessel_i(g, order, x):
+    """Modified Bessel function of the first kind, by its power series (every term positive)."""
+    if g.is_nan(x):
+        return x
+    if x == 0:
+        return g.mpfr(1) if order == 0 else x
+    if g.is_infinite(x) or abs(x) > 800:  # beyond any double's range: e^x / sqrt(2 pi x)
+        return g.inf() if order == 0 or x > 0 else -g.inf()
+    half = x / 2
+    term = half ** order / (1 if order == 0 else 1)
+    total, k, q = term, 0, half * half
+    while True:
+        k += 1
+        term = term * q / (k * (k + order))
+        total += term
+        if abs(term) <= abs(total) * g.mpfr(2) ** (-WORK_BITS):
+            return total
+
+
+@_exact
+def _i0(g, x):
+    return _bessel_i(g, 0, x)
+
+
+@_exact
+def _i1(g, x):
+    return _bessel_i(g, 1, x)
+
+
+@_exact
+def _rcbrt(g, x):
+    return 1 / g.cbrt(x)
+
+
+@_exact
+def _rhypot(g, x, y):
+    return 1 / g.hypot(x, y)
+
+
+@_exact
+def _norm3d(g, a, b, c):
+    if any(g.is_infinite(v) for v in (a, b, c)):
+        return g.inf()
+    return g.sqrt(a * a + b * b + c * c)
+
+
+@_exact
+def _rnorm3d(g, a, b, c):
+    return 1 / _norm3d(g, a, b, c)
+
+
+@_exact
+def _norm4d(g, a, b, c, d):
+    if any(g.is_infinite(v) for v in (a, b, c, d)):
+        return g.inf()
+    return g.sqrt(a * a + b * b + c * c + d * d)
+
+
+@_exact
+def _rnorm4d(g, a, b, c, d):
+    return 1 / _norm4d(g, a, b, c, d)
+
+
+def _rcp(g, x):
+    return 1 / x
+
+
+def _frexp(g, x):
+    if x == 0 or g.is_infinite(x) or g.is_nan(x):
+        return x, 0
+    e, m = g.frexp(x)
+    return m, e
+
+
+def _modf(g, x):
+    if g.is_infinite(x):
+        return (g.mpfr(0) if x > 0 else -g.mpfr(0)), x
+    whole = g.trunc(x)
+    frac = x - whole
+    if frac == 0:
+        frac = g.mpfr(0) if x >= 0 else -g.mpfr(0)
+    return frac, whole
+
+
+def _remquo(g, x, y):
+    r, q = g.remquo(x, y)
+    return (r, None) if g.is_nan(r) else (r, q)
+
+
+def _logb(g, x):
+    if g.is_nan(x):
+        return x
+    if g.is_infinite(x):
+        return g.inf()
+    if x == 0:
+        return -g.inf()
+    return g.mpfr(g.frexp(x)[0] - 1)
+
+
+def _ilogb(g, x):
+    if x == 0 or g.is_infinite(x) or g.is_nan(x):
+        return None  # FP_ILOGB0, FP_ILOGBNAN, INT_MAX: values the guide does not name
+    return g.frexp(x)[0] - 1
+
+
+def _round_half_away(g, x):
+    return g.round_away(x)
+
+
+def _lrint(g, x):
+    if g.is_infinite(x) or g.is_nan(x):
+        return None
+    return int(g.rint(x))
+
+
+def _lround(g, x):
+    if g.is_infinite(x) or g.is_nan(x):
+        return None
+    return int(g.round_away(x))
+
+
+def _fdim(g, x, y):
+    if g.is_nan(x) or g.is_nan(y):
+        return g.nan()
+    return x - y if x > y else g.mpfr(0)
+
+
+def _fminmax(pick):
+    def fn(g, x, y):
+        if g.is_nan(x):
+            return y
+        if g.is_nan(y):
+            return x
+        return pick(x, y)
+    return fn
+
+
+def _sincos(g, x):
+    return g.sin(x), g.cos(x)
+
+
+def _sincospi(g, x):
+    return _sinpi(g, x), _cospi(g, x)
+
+
+_sincospi.work = True
+
+
+def _ldexp(g, x, n):
+    return g.mul_2exp(x, int(n)) if hasattr(g, "mul_2exp") else x * g.mpfr(2) ** int(n)
+
+
+REFERENCES: dict[str, Callable] = {
+    **{n: (lambda name: lambda g, *a: getattr(g, name)(*a))(n) for n in (
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+        "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "hypot", "fma", "fmod",
+        "remainder", "erf", "erfc", "j0", "j1", "y0", "y1", "ceil", "floor", "trunc", "rint")},
+    "pow": lambda g, x, y: g.mpfr(1) if (y == 0 or x == 1) else x ** y,
+    "rsqrt": lambda g, x: (-g.inf() if g.is_signed(x) else g.inf()) if x == 0 else g.rec_sqrt(x),  # IEEE rSqrt(-0)
+    "lgamma": lambda g, x: g.lgamma(x)[0] if not (g.is_integer(x) and x <= 0) else g.inf(),
+    "tgamma": lambda g, x: g.gamma(x) if not (x == 0 and g.is_signed(x)) else -g.inf(),
+    "jn": lambda g, n, x: g.jn(int(n), x), "yn": lambda g, n, x: g.yn(int(n), x),
+    "copysign": _raw(lambda g, x, y: math.copysign(x, y)),
+    "fabs": lambda g, x: abs(x), "round": _round_half_away,
+    "add": lambda g, x, y: x + y, "sub": lambda g, x, y: x - y, "mul": lambda g, x, y: x * y,
+    "div": lambda g, x, y: x / y, "rcp": _rcp,
+    "fmin": _fminmax(min), "fmax": _fminmax(max), "fdim": _fdim, "nextafter": None,
+    "ldexp": _ldexp, "scalbn": _ldexp, "frexp": _frexp, "modf": _modf, "logb": _logb, "ilogb": _ilogb,
+    "lrint": _lrint, "lround": _lround, "remquo": _remquo, "sincos": _sincos, "sincospi": _sincospi,
+    "sinpi": _sinpi, "cospi": _cospi, "erfcx": _erfcx, "erfinv": _erfinv, "erfcinv": _erfcinv,
+    "normcdf": _normcdf, "normcdfinv": _normcdfinv, "i0": _i0, "i1": _i1, "rcbrt": _rcbrt, "rhypot": _rhypot,
+    "isfinite": _raw(lambda g, x: int(math.isfinite(x))), "isinf": _raw(lambda g, x: int(math.isinf(x))),
+    "isnan": _raw(lambda g, x: int(math.isnan(x))), "signbit": _raw(lambda g, x: int(math.copysign(1, x) < 0)),
+    "norm3d": _norm3d, "rnorm3d": _rnorm3d, "norm4d": _norm4d, "rnorm4d": _rnorm4d,
+}
+
+
+def _raw_nextafter(kind: str):
+    def fn(g, x, y):
+        if x != x or y != y:
+            return math.nan
+        if x == y:
+            return y
+        if x == 0:
+            return math.copysign(LIMITS[kind][0], y)
+        step = 1 if (y > x) == (x > 0) else -1  # away from zero or toward it
+        return from_bits(to_bits(x, kind) + step, kind)
+    return _raw(fn)
+
+
+@functools.lru_cache(maxsize=None)
+def _contexts(kind: str, rounding: str, ftz: bool = False):
+    g = _gmpy2()
+    target = g.ieee(BITS[kind])
+    target.round = getattr(g, ROUNDING[rounding])
+    if ftz:  # round with an unbounded exponent, then flush what lies below the least normal (flushed())
+        target = g.context(target, subnormalize=False, emin=-(1 << 30))
+    work = g.context(precision=WORK_BITS, emax=1 << 30, emin=-(1 << 30))
+    return target, work
+
+
+def flushed(v, kind: str):
+    """A subnormal flushed to zero of its sign (-ftz=true); anything else as it is."""
+    if isinstance(v, float) and v != 0 and abs(v) < LIMITS[kind][1]:
+        return math.copysign(0.0, v)
+    return v
+
+
+def reference(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
+    """Return, per input, the correctly rounded value of each cell (a float; an int for int cells; None where the
+    function's value is not defined there)."""
+    g = _gmpy2()
+    fn = REFERENCES[spec.ref] or _raw_nextafter(spec.type)
+    target, work = _contexts(spec.type, spec.round, spec.ftz)
+    cols = [[float(v) for v in a] if k == "x" else [int(v) for v in a] for k, a in zip(spec.args, args)]
+    out = []
+    exact = getattr(fn, "work", False)
+    lead = () if spec.lead is None else (spec.lead,)
+    for row in zip(*cols):
+        if spec.ftz:
+            row = tuple(flushed(v, spec.type) for v in row)
+        with g.context(work if exact else target):
+            vals = [*lead, *(g.mpfr(v) if k == "x" else v for k, v in zip(spec.args, row))]
+            try:
+                got = fn(g, *vals)
+            except (ValueError, ZeroDivisionError, OverflowError):
+                got = None
+        got = got if isinstance(got, tuple) else (got,)
+        with g.context(target):
+            cells = tuple(None if v is None else v if isinstance(v, int) else float(+v) for v in got)
+        out.append(tuple(flushed(v, spec.type) for v in cells) if spec.ftz else cells)
+    return out
+
+
+# --- judging ---------------------------------------------------------------------------------------------------
+
+def ordered(v: float, kind: str) -> int:
+    """Map a float to an integer in its order, adjacent floats to adjacent integers (+0 and -0 to 0)."""
+    bits, sign = to_bits(v, kind), 1 << (BITS[kind] - 1)
+    return -(bits - sign) if bits & sign else bits
+
+
+def ulp_error(got: float, want: float, kind: str) -> float:
+    """The distance of ``got`` from the correctly rounded ``want`` in ulps (0 for two NaNs or equal values; inf
+    where one is NaN or infinite and the other not)."""
+    if math.isnan(got) or math.isnan(want):
+        return 0.0 if math.isnan(got) and math.isnan(want) else math.inf
+    if math.isinf(want) or math.isinf(got):
+        return 0.0 if got == want else math.inf
+    return float(abs(ordered(got, kind) - ordered(want, kind)))
+
+
+def hexfloat(v: float, kind: str) -> str:
+    """A value's C hex-float spelling and its bits, as a bug report wants them."""
+    if isinstance(v, int):
+        return str(v)
+    width = BITS[kind] // 4
+    return f"{float(v).hex()} (0x{to_bits(v, kind):0{width}x})"
+
+
+def _same_int(have: int, want: int) -> bool:
+    return have == want
+
+
+def _quotient_bits(have: int, want: int) -> bool:
+    """remquo's quotient: the sign of x/y and at least its integral quotient's 3 low bits."""
+    if abs(have) % 8 != abs(want) % 8:
+        return False
+    return have == 0 or want == 0 or (have < 0) == (want < 0)  # an int 0 shows no sign
+
+
+def _truth(have: int, want: int) -> bool:
+    return bool(have) == bool(want)
+
+
+INT_CELLS = {"remquo": _quotient_bits, **{n: _truth for n in ("isfinite", "isinf", "isnan", "signbit")}}
+
+
+@dataclass
+class Judged:
+    """What a math check found over its inputs."""
+
+    checked: int
+    worst: float  # the largest error found in ulps (where the ulp bound applies)
+    worst_abs: float  # the largest absolute error (where only the abs bound applies)
+    failures: list[str]
+
+
+def judge(spec: Spec, args: Sequence[Sequence], got: Sequence[Sequence], want: Sequence[tuple],
+          limit: int = 5) -> Judged:
+    """Compare the device's cells with the references under the spec's bounds."""
+    worst = worst_abs = 0.0
+    failures, checked = [], 0
+    for i, ref in enumerate(want):
+        where = spec.checked([a[i] for a in args])
+        if not where:
+            continue
+        row_bad = []
+        for c, (kind, cell) in enumerate(zip(spec.cells, ref)):
+            if cell is None:
+                continue
+            have = got[c][i]
+            if kind != "x":  # an int result: exact, or as far as the function's documentation fixes it
+                if not INT_CELLS.get(spec.ref, _same_int)(int(have), int(cell)):
+                    row_bad.append(f"cell {c} {int(have)} where {cell} is right")
+                continue
+            have = float(have)
+            if where == "ulp":
+                err = ulp_error(have, cell, spec.type)
+                worst = max(worst, err)
+                if err > spec.ulp:
+                    row_bad.append(f"{hexfloat(have, spec.type)} where the correctly rounded value is "
+                                   f"{hexfloat(cell, spec.type)}: {err:g} ulp, bound {spec.ulp:g}")
+            else:
+                same = (math.isnan(have) and math.isnan(cell)) or have == cell
+                err = 0.0 if same else abs(have - cell)
+                worst_abs = max(worst_abs, err)
+                if err > spec.abs:
+                    row_bad.append(f"{hexfloat(have, spec.type)} where {hexfloat(cell, spec.type)} is right: "
+                                   f"absolute error {err:.3g}, bound {spec.abs:g}")
+        checked += 1
+        if row_bad and len(failures) < limit:
+            shown = ", ".join(hexfloat(a[i], spec.type) if k == "x" else str(int(a[i]))
+                              for k, a in zip(spec.args, args))
+            failures.append(f"{spec.call} at ({shown}): " + "; ".join(row_bad))
+        elif row_bad:
+            failures.append("")
+    return Judged(checked=checked, worst=worst, worst_abs=worst_abs, failures=failures)
+
+
+# --- the run's references: computed once per spec, in processes of their own ----------------------------------
+
+SEED = "suitegen-math-1"  # the inputs' seed: the same inputs on every machine and toolkit
+_pool = None
+_done: dict = {}
+_lock = None
+
+
+def _compute(spec: Spec) -> list[tuple]:
+    return reference(spec, inputs(spec, SEED))
+
+
+def references(spec: Spec) -> list[tuple]:
+    """Return the references of a spec's inputs, each spec computed once per process however many configs ask,
+    in a pool of processes (MPFR's evaluations hold the interpreter)."""
+    global _pool, _lock
+    import concurrent.futures as cf
+    import multiprocessing as mp
+    import os
+    import threading
+    if _lock is None:
+        _lock = threading.Lock()
+    with _lock:
+        if spec not in _done:
+            if _pool is None:
+                import atexit
+                _pool = cf.ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
+                                               mp_context=mp.get_context("forkserver"))
+                atexit.register(_pool.shutdown, cancel_futures=True)
+            _done[spec] = _pool.submit(_compute, spec)
+        future = _done[spec]
+    return future.result()

@@ -1,0 +1,49 @@
+"""On a GPU: the math rules hold with the real nvcc, and planted faults (lost accuracy, a wrong rounding mode)
+fail them."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from suitegen.execute.gpus import detect_gpu
+
+from conftest import REPO, needs_nvcc, real_nvcc_behind
+
+GPU = detect_gpu()
+pytestmark = [needs_nvcc, pytest.mark.gpu,
+              pytest.mark.skipif(not GPU.available, reason=f"needs a CUDA GPU ({GPU.reason})")]
+
+
+def run(tmp_path, name, rules, *args):
+    out = tmp_path / name
+    done = subprocess.run([sys.executable, "-m", "suitegen", "run", "--profile", "quick", "--rules", rules,
+                           "--generated", "0", "--out", str(out), "-q", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    return done, [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_math_rules_run_within_their_bounds(tmp_path):
+    done, recs = run(tmp_path, "real", "math-*")
+    assert len(recs) > 250
+    assert not [r for r in recs if r["verdict"] not in ("PASS", "XFAIL")], done.stdout[-3000:]
+    ran = [r for r in recs if (r["execution"] or {}).get("status") == "passed"]
+    assert len(ran) > 250 and all("largest error" in r["execution"]["detail"] for r in ran)
+
+
+@pytest.mark.parametrize("fault,rules,flags,edit", [
+    ("accuracy", "math-functions/*", "-use_fast_math", ""),  # sinf becomes __sinf, and so on
+    ("rounding", "math-intrinsics/fadd*", "", "s|__fadd_rn|__fadd_rz|g"),
+])
+def test_a_planted_math_fault_fails(tmp_path, fault, rules, flags, edit):
+    (tmp_path / "w").mkdir()
+    nvcc = real_nvcc_behind(tmp_path / "w", edit, flags)
+    done, recs = run(tmp_path, fault, rules, "--nvcc", str(nvcc))
+    assert done.returncode == 1, done.stdout[-3000:]
+    failed = [r for r in recs if r["verdict"] == "FAIL"]
+    assert failed and all("ulp" in r["execution"]["detail"] or "absolute" in r["execution"]["detail"]
+                          for r in failed)
+    if fault == "rounding":
+        assert [r["rule"] for r in failed] == ["math-intrinsics/fadd_rn"]
+    else:
+        assert {"math-functions/sinf", "math-functions/expf"} <= {r["rule"] for r in failed}
