@@ -406,6 +406,7 @@ class Profile:
     description: str = ""
     generated: CorpusSpec | None = None
     narrowed: tuple["Narrowed", ...] = ()  # sections built under fewer of its dialects and targets
+    skipped: tuple[str, ...] = ()  # sections it leaves out (``skip``: too costly for its time budget)
 
 
 @dataclass(**FROZEN)

@@ -521,6 +521,8 @@ def reference(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
     fn = REFERENCES[spec.ref] or _raw_nextafter(spec.type)
     target, work = _contexts(spec.type, spec.round, spec.ftz)
     cols = [[float(v) for v in a] if k == "x" else [int(v) for v in a] for k, a in zip(spec.args, args)]
+    if getattr(fn, "raw", False):
+        return [(fn(g, *row),) for row in zip(*cols)]
     out = []
     exact = getattr(fn, "work", False)
     lead = () if spec.lead is None else (spec.lead,)

@@ -20,7 +20,7 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
     out = {}
     for name, raw in data.get("profile", {}).items():
         where = f"{path}: profile {name!r}"
-        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated", "narrow"}
+        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated", "narrow", "skip"}
         if unknown:
             raise UsageError(f"{where}: unknown field {sorted(unknown)[0]!r}")
         try:
@@ -38,7 +38,8 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
                 raise UsageError(f"{where}: field 'flags': {problem}")
         out[name] = Profile(name=name, stds=stds, archs=archs, flagsets=flagsets,
                             description=raw.get("description", ""), generated=_corpus(raw.get("generated"), where),
-                            narrowed=tuple(_narrow(n, f"{where}: narrow") for n in raw.get("narrow", [])))
+                            narrowed=tuple(_narrow(n, f"{where}: narrow") for n in raw.get("narrow", [])),
+                            skipped=tuple(str(x) for x in raw.get("skip", ())))
     if not out:
         raise UsageError(f"{path}: no [profile.NAME] tables")
     return out

@@ -309,7 +309,7 @@ def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> li
         if fs.sections and set(fs.sections) <= {generated_corpus.SECTION} and not takes:
             continue  # a flag set of the corpus alone, outside its dialects and targets
         excluded = (() if takes or corpus is None else (generated_corpus.SECTION,)) + tuple(
-            sec for n in prof.narrowed if not n.takes(s.value, a) for sec in n.sections)
+            sec for n in prof.narrowed if not n.takes(s.value, a) for sec in n.sections) + prof.skipped
         out.append(Config(toolchain=t, std=s, arch=a, flags=fs.flags, sections=fs.sections, excluded=excluded))
     return out
 
