@@ -29,7 +29,7 @@ def _write(tmp_path, body):
     ('[[statement]]\nid = "a"\nseed = "000"\ntext = "t"\nkind = "should"\n', "kind must be one of"),
     ('[[statement]]\nid = "a"\nseed = "000"\ntext = "t"\n[[statement]]\nid = "a"\nseed = "000"\ntext = "u"\n',
      "duplicate id 'managed/a'"),
-    ('[[statement]]\nid = "a"\ntext = "t"\n', "id, seed and text are required"),
+    ('[[statement]]\nid = "a"\ntext = "t"\n', "one of seed and source are required"),
 ])
 def test_a_broken_statements_file_is_named(tmp_path, body, words):
     _write(tmp_path, body)

@@ -155,8 +155,8 @@ def wider(config: Config, configs: Sequence[Config]) -> Config | None:
     but for that the same: its accepted compile-only batches may stand for this config's (``compile.from_wider``)."""
     if several_targets(config) or ptx_only(config):
         return None
-    return next((c for c in configs if config.arch in c.arch.split("+") and several_targets(c)
-                 and replace(c, arch=config.arch) == config), None)
+    return next((c for c in configs if config.arch in c.arch.split("+") and several_targets(c)  # what each leaves
+                 and replace(c, arch=config.arch, excluded=config.excluded) == config), None)  # out matters not here
 
 
 def several_targets(config: Config) -> bool:
