@@ -638,21 +638,42 @@ def judge(spec: Spec, args: Sequence[Sequence], got: Sequence[Sequence], want: S
     return Judged(checked=checked, worst=worst, worst_abs=worst_abs, failures=failures)
 
 
-# --- the run's references: computed once per spec, in processes of their own ----------------------------------
+# --- the run's judgements: references and comparison in processes of their own ---------------------------------
 
 SEED = "suitegen-math-1"  # the inputs' seed: the same inputs on every machine and toolkit
 _pool = None
-_done: dict = {}
 _lock = None
 
 
-def _compute(spec: Spec) -> list[tuple]:
-    return reference(spec, inputs(spec, SEED))
+def _judge_here(spec: Spec, cells: list) -> Judged:
+    args = inputs(spec, SEED)
+    return judge(spec, args, cells, reference(spec, args))
 
 
-def references(spec: Spec) -> list[tuple]:
-    """Return the references of a spec's inputs, each spec computed once per process however many configs ask,
-    in a pool of processes (MPFR's evaluations hold the interpreter)."""
+ARRAY_CODES = {"int": "i", "long": "q", "long long": "q"}
+
+
+def _encode_here(spec: Spec) -> tuple[int, list[bytes]]:
+    from array import array
+    args = inputs(spec, SEED)
+    return len(args[0]), [array(CODES[spec.type] if k == "x" else ARRAY_CODES[k], col).tobytes()
+                          for k, col in zip(spec.args, args)]
+
+
+def encoded_inputs(spec: Spec) -> tuple[int, list[bytes]]:
+    """Return the number of a spec's inputs and each argument's column as the kernel reads it (native binary32,
+    binary64 or integers), made in the pool."""
+    return _in_pool(_encode_here, spec)
+
+
+def judged(spec: Spec, cells: list) -> Judged:
+    """Judge the device's cells of a spec's inputs (``inputs(spec, SEED)``) in a pool of processes: MPFR's
+    evaluations and the comparison of 2^16 and more inputs hold the interpreter, so a run's threads hand them on."""
+    return _in_pool(_judge_here, spec, cells)
+
+
+def _in_pool(fn, *args):
+    """Run ``fn(*args)`` in the module's process pool (started on first use) and return what it returns."""
     global _pool, _lock
     import concurrent.futures as cf
     import multiprocessing as mp
@@ -661,12 +682,9 @@ def references(spec: Spec) -> list[tuple]:
     if _lock is None:
         _lock = threading.Lock()
     with _lock:
-        if spec not in _done:
-            if _pool is None:
-                import atexit
-                _pool = cf.ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
-                                               mp_context=mp.get_context("forkserver"))
-                atexit.register(_pool.shutdown, cancel_futures=True)
-            _done[spec] = _pool.submit(_compute, spec)
-        future = _done[spec]
-    return future.result()
+        if _pool is None:
+            import atexit
+            _pool = cf.ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
+                                           mp_context=mp.get_context("forkserver"))
+            atexit.register(_pool.shutdown, cancel_futures=True)
+    return _pool.submit(fn, *args).result()
