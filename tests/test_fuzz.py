@@ -63,7 +63,7 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
                        f'exec {shutil.which("g++")} "$@"\n')
     wrapper.chmod(0o755)
     out = tmp_path / "c"
-    done = fuzz_cli("--seed", "p1", "--max-programs", "8", "--out", str(out), *HOST_ONLY,
+    done = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(out), *HOST_ONLY,
                     env=dict(os.environ, CXX=str(wrapper)))
     assert done.returncode == 1, done.stdout + done.stderr  # new findings
     found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "wrong-code"]
@@ -79,7 +79,7 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
         ran = subprocess.run([str(src.with_suffix(""))], capture_output=True, text=True)
         assert ran.stdout.split()[-2 if verdict == "WRONG" else -1] == verdict, ran.stdout
     # a second campaign that meets the same bug counts it in the database instead of reporting it anew
-    again = fuzz_cli("--seed", "p1", "--max-programs", "8", "--out", str(tmp_path / "c2"), *HOST_ONLY,
+    again = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(tmp_path / "c2"), *HOST_ONLY,
                      env=dict(os.environ, CXX=str(wrapper)))
     assert again.returncode == 0 and "(0 new)" in again.stdout
     db = json.loads((tmp_path / "findings.json").read_text())["findings"]
