@@ -30,7 +30,8 @@ def run(tmp_path, name, rules, *args):
 def test_the_functions_hold_and_a_planted_fault_fails_its_rule(tmp_path, rules, edit, broken):
     done, recs = run(tmp_path, "real", rules)
     assert done.returncode == 0 and len(recs) >= 25, done.stdout[-3000:]
-    assert {r["verdict"] for r in recs} == {"PASS"} and all(r["execution"]["status"] == "passed" for r in recs)
+    ran = [r for r in recs if r["variant"].startswith("run-")]  # the others are compile checks
+    assert {r["verdict"] for r in recs} == {"PASS"} and all(r["execution"]["status"] == "passed" for r in ran)
     (tmp_path / "w").mkdir()
     done, recs = run(tmp_path, "fault", rules, "--nvcc", str(real_nvcc_behind(tmp_path / "w", edit)))
     assert done.returncode == 1, done.stdout[-3000:]
