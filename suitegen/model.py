@@ -392,7 +392,7 @@ class CorpusSpec:
 
     def takes(self, std: str, arch: str) -> bool:
         """Whether the corpus is built under a config of this dialect and target."""
-        return (not self.stds or std in self.stds) and (not self.archs or arch in self.archs)
+        return on_axes(self.stds, self.archs, std, arch)
 
 
 @dataclass(**FROZEN)
@@ -419,7 +419,12 @@ class Narrowed:
     archs: tuple[str, ...] = ()
 
     def takes(self, std: str, arch: str) -> bool:
-        return (not self.stds or std in self.stds) and (not self.archs or arch in self.archs)
+        return on_axes(self.stds, self.archs, std, arch)
+
+
+def on_axes(stds: tuple[str, ...], archs: tuple[str, ...], std: str, arch: str) -> bool:
+    """Whether a dialect and target are among ``stds`` and ``archs`` (an empty one: all of the profile's)."""
+    return (not stds or std in stds) and (not archs or arch in archs)
 
 
 @dataclass(**FROZEN)

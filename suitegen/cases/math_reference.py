@@ -14,13 +14,16 @@ import functools
 import math
 import random
 import struct
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 WORK_BITS = 160
-FLOAT_KINDS = ("x",)  # an argument or output of the function's floating type
-INT_KINDS = {"int": "i", "long": "q", "long long": "q"}  # array/struct codes
-CODES = {"float": "f", "double": "d"}
+# Each kind of argument and result ("x": the function's floating type), and for the floating types and the ints
+# its array (struct) code and numpy dtype: how the kernel reads a column.
+INT_KINDS = ("int", "long", "long long")
+ARRAYS = {"float": ("f", "float32"), "double": ("d", "float64"), "int": ("i", "int32"), "long": ("q", "int64"),
+          "long long": ("q", "int64")}
 BITS = {"float": 32, "double": 64}
 LIMITS = {  # (smallest subnormal, smallest normal, epsilon, largest finite)
     "float": (2.0 ** -149, 2.0 ** -126, 2.0 ** -23, (2 - 2.0 ** -23) * 2.0 ** 127),
@@ -52,7 +55,7 @@ class Spec:
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> "Spec":
         """Return the spec of a variant's params; ValueError names what is wrong."""
-        if params.get("type") not in CODES:
+        if params.get("type") not in BITS:
             raise ValueError(f"math params: type must be float or double, not {params.get('type')!r}")
         if params.get("ref") not in REFERENCES:
             raise ValueError(f"math params: no reference named {params.get('ref')!r}")
@@ -94,18 +97,24 @@ class Spec:
 
 # --- inputs ----------------------------------------------------------------------------------------------------
 
+FLOAT_ROUNDS_TO_INF = 3.4028235677973366e38  # binary32's largest finite value plus half its ulp
+
+
 def to_type(v: float, kind: str) -> float:
     """Round a Python float to the precision's nearest value (binary32 for float)."""
-    return struct.unpack("f", struct.pack("f", v))[0] if kind == "float" and math.isfinite(v) and \
-        abs(v) < 3.4028235677973366e38 else (v if kind == "double" or not math.isfinite(v) else math.copysign(math.inf, v))
+    if kind == "double" or not math.isfinite(v):
+        return v
+    if abs(v) >= FLOAT_ROUNDS_TO_INF:
+        return math.copysign(math.inf, v)
+    return struct.unpack("f", struct.pack("f", v))[0]
 
 
 def from_bits(bits: int, kind: str) -> float:
-    return struct.unpack(CODES[kind], struct.pack("I" if kind == "float" else "Q", bits))[0]
+    return struct.unpack(ARRAYS[kind][0], struct.pack("I" if kind == "float" else "Q", bits))[0]
 
 
 def to_bits(v: float, kind: str) -> int:
-    return struct.unpack("I" if kind == "float" else "Q", struct.pack(CODES[kind], v))[0]
+    return struct.unpack("I" if kind == "float" else "Q", struct.pack(ARRAYS[kind][0], v))[0]
 
 
 def special_values(kind: str) -> list[float]:
@@ -171,7 +180,8 @@ def _gmpy2():
 
 
 def _raw(fn: Callable) -> Callable:
-    """A reference on the Python floats themselves (MPFR keeps no sign of a NaN): sign and class functions."""
+    """A reference on the Python floats themselves, given the precision first (MPFR keeps no sign of a NaN, and
+    steps past the subnormal grid): sign, class and neighbour functions."""
     fn.raw = True
     return fn
 
@@ -182,16 +192,11 @@ def _exact(fn: Callable) -> Callable:
     return fn
 
 
-def _pi_reduced(g, x):
-    """Return x mod 2 (exact) for sinpi/cospi."""
-    return g.fmod(x, 2)
-
-
 @_exact
 def _sinpi(g, x):
     if g.is_infinite(x) or g.is_nan(x):
         return g.nan()
-    r = _pi_reduced(g, x)
+    r = g.fmod(x, 2)  # exact
     if g.is_integer(r):
         return g.mpfr(0) if x >= 0 else -g.mpfr(0)
     if g.is_integer(2 * r):
@@ -203,7 +208,7 @@ def _sinpi(g, x):
 def _cospi(g, x):
     if g.is_infinite(x) or g.is_nan(x):
         return g.nan()
-    r = abs(_pi_reduced(g, x))
+    r = abs(g.fmod(x, 2))
     if g.is_integer(r):
         return g.mpfr(1) if r == 0 else g.mpfr(-1)
     if g.is_integer(2 * r):
@@ -315,7 +320,7 @@ def _bessel_i(g, order, x):
     if g.is_infinite(x) or abs(x) > 800:  # beyond any double's range: e^x / sqrt(2 pi x)
         return g.inf() if order == 0 or x > 0 else -g.inf()
     half = x / 2
-    term = half ** order / (1 if order == 0 else 1)
+    term = half ** order
     total, k, q = term, 0, half * half
     while True:
         k += 1
@@ -447,15 +452,24 @@ def _sincos(g, x):
     return g.sin(x), g.cos(x)
 
 
+@_exact
 def _sincospi(g, x):
     return _sinpi(g, x), _cospi(g, x)
 
 
-_sincospi.work = True
-
-
 def _ldexp(g, x, n):
-    return g.mul_2exp(x, int(n)) if hasattr(g, "mul_2exp") else x * g.mpfr(2) ** int(n)
+    return g.mul_2exp(x, int(n))
+
+
+@_raw
+def _nextafter(kind: str, x: float, y: float) -> float:
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return y
+    if x == 0:
+        return math.copysign(LIMITS[kind][0], y)
+    return from_bits(to_bits(x, kind) + (1 if (y > x) == (x > 0) else -1), kind)  # away from zero or toward it
 
 
 REFERENCES: dict[str, Callable] = {
@@ -468,32 +482,19 @@ REFERENCES: dict[str, Callable] = {
     "lgamma": lambda g, x: g.lgamma(x)[0] if not (g.is_integer(x) and x <= 0) else g.inf(),
     "tgamma": lambda g, x: g.gamma(x) if not (x == 0 and g.is_signed(x)) else -g.inf(),
     "jn": lambda g, n, x: g.jn(int(n), x), "yn": lambda g, n, x: g.yn(int(n), x),
-    "copysign": _raw(lambda g, x, y: math.copysign(x, y)),
+    "copysign": _raw(lambda kind, x, y: math.copysign(x, y)),
     "fabs": lambda g, x: abs(x), "round": _round_half_away,
     "add": lambda g, x, y: x + y, "sub": lambda g, x, y: x - y, "mul": lambda g, x, y: x * y,
     "div": lambda g, x, y: x / y, "rcp": _rcp,
-    "fmin": _fminmax(min), "fmax": _fminmax(max), "fdim": _fdim, "nextafter": None,
+    "fmin": _fminmax(min), "fmax": _fminmax(max), "fdim": _fdim, "nextafter": _nextafter,
     "ldexp": _ldexp, "scalbn": _ldexp, "frexp": _frexp, "modf": _modf, "logb": _logb, "ilogb": _ilogb,
     "lrint": _lrint, "lround": _lround, "remquo": _remquo, "sincos": _sincos, "sincospi": _sincospi,
     "sinpi": _sinpi, "cospi": _cospi, "erfcx": _erfcx, "erfinv": _erfinv, "erfcinv": _erfcinv,
     "normcdf": _normcdf, "normcdfinv": _normcdfinv, "i0": _i0, "i1": _i1, "rcbrt": _rcbrt, "rhypot": _rhypot,
-    "isfinite": _raw(lambda g, x: int(math.isfinite(x))), "isinf": _raw(lambda g, x: int(math.isinf(x))),
-    "isnan": _raw(lambda g, x: int(math.isnan(x))), "signbit": _raw(lambda g, x: int(math.copysign(1, x) < 0)),
+    "isfinite": _raw(lambda kind, x: int(math.isfinite(x))), "isinf": _raw(lambda kind, x: int(math.isinf(x))),
+    "isnan": _raw(lambda kind, x: int(math.isnan(x))), "signbit": _raw(lambda kind, x: int(math.copysign(1, x) < 0)),
     "norm3d": _norm3d, "rnorm3d": _rnorm3d, "norm4d": _norm4d, "rnorm4d": _rnorm4d,
 }
-
-
-def _raw_nextafter(kind: str):
-    def fn(g, x, y):
-        if x != x or y != y:
-            return math.nan
-        if x == y:
-            return y
-        if x == 0:
-            return math.copysign(LIMITS[kind][0], y)
-        step = 1 if (y > x) == (x > 0) else -1  # away from zero or toward it
-        return from_bits(to_bits(x, kind) + step, kind)
-    return _raw(fn)
 
 
 @functools.lru_cache(maxsize=None)
@@ -518,11 +519,11 @@ def reference(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
     """Return, per input, the correctly rounded value of each cell (a float; an int for int cells; None where the
     function's value is not defined there)."""
     g = _gmpy2()
-    fn = REFERENCES[spec.ref] or _raw_nextafter(spec.type)
+    fn = REFERENCES[spec.ref]
     target, work = _contexts(spec.type, spec.round, spec.ftz)
     cols = [[float(v) for v in a] if k == "x" else [int(v) for v in a] for k, a in zip(spec.args, args)]
     if getattr(fn, "raw", False):
-        return [(fn(g, *row),) for row in zip(*cols)]
+        return [(fn(spec.type, *row),) for row in zip(*cols)]
     out = []
     exact = getattr(fn, "work", False)
     lead = () if spec.lead is None else (spec.lead,)
@@ -593,14 +594,15 @@ class Judged:
     checked: int
     worst: float  # the largest error found in ulps (where the ulp bound applies)
     worst_abs: float  # the largest absolute error (where only the abs bound applies)
-    failures: list[str]
+    failures: list[str]  # the first few inputs outside the bound, each described
+    failed: int  # how many inputs were outside it
 
 
 def judge(spec: Spec, args: Sequence[Sequence], got: Sequence[Sequence], want: Sequence[tuple],
           limit: int = 5) -> Judged:
     """Compare the device's cells with the references under the spec's bounds."""
     worst = worst_abs = 0.0
-    failures, checked = [], 0
+    failures, checked, failed = [], 0, 0
     for i, ref in enumerate(want):
         where = spec.checked([a[i] for a in args])
         if not where:
@@ -629,20 +631,19 @@ def judge(spec: Spec, args: Sequence[Sequence], got: Sequence[Sequence], want: S
                     row_bad.append(f"{hexfloat(have, spec.type)} where {hexfloat(cell, spec.type)} is right: "
                                    f"absolute error {err:.3g}, bound {spec.abs:g}")
         checked += 1
+        failed += bool(row_bad)
         if row_bad and len(failures) < limit:
             shown = ", ".join(hexfloat(a[i], spec.type) if k == "x" else str(int(a[i]))
                               for k, a in zip(spec.args, args))
             failures.append(f"{spec.call} at ({shown}): " + "; ".join(row_bad))
-        elif row_bad:
-            failures.append("")
-    return Judged(checked=checked, worst=worst, worst_abs=worst_abs, failures=failures)
+    return Judged(checked=checked, worst=worst, worst_abs=worst_abs, failures=failures, failed=failed)
 
 
 # --- the run's judgements: references and comparison in processes of their own ---------------------------------
 
 SEED = "suitegen-math-1"  # the inputs' seed: the same inputs on every machine and toolkit
 _pool = None
-_lock = None
+_lock = threading.Lock()
 
 
 def _judge_here(spec: Spec, cells: list) -> Judged:
@@ -650,19 +651,16 @@ def _judge_here(spec: Spec, cells: list) -> Judged:
     return judge(spec, args, cells, reference(spec, args))
 
 
-ARRAY_CODES = {"int": "i", "long": "q", "long long": "q"}
-
-
-def _encode_here(spec: Spec) -> tuple[int, list[bytes]]:
+def _encode_here(spec: Spec) -> tuple[int, list[tuple[str, bytes]]]:
     from array import array
     args = inputs(spec, SEED)
-    return len(args[0]), [array(CODES[spec.type] if k == "x" else ARRAY_CODES[k], col).tobytes()
-                          for k, col in zip(spec.args, args)]
+    arrays = [ARRAYS[spec.type if k == "x" else k] for k in spec.args]
+    return len(args[0]), [(dtype, array(code, col).tobytes()) for (code, dtype), col in zip(arrays, args)]
 
 
-def encoded_inputs(spec: Spec) -> tuple[int, list[bytes]]:
-    """Return the number of a spec's inputs and each argument's column as the kernel reads it (native binary32,
-    binary64 or integers), made in the pool."""
+def encoded_inputs(spec: Spec) -> tuple[int, list[tuple[str, bytes]]]:
+    """Return the number of a spec's inputs and each argument's column as the kernel reads it: its numpy dtype
+    and its bytes (native binary32, binary64 or integers), made in the pool."""
     return _in_pool(_encode_here, spec)
 
 
@@ -674,13 +672,10 @@ def judged(spec: Spec, cells: list) -> Judged:
 
 def _in_pool(fn, *args):
     """Run ``fn(*args)`` in the module's process pool (started on first use) and return what it returns."""
-    global _pool, _lock
+    global _pool
     import concurrent.futures as cf
     import multiprocessing as mp
     import os
-    import threading
-    if _lock is None:
-        _lock = threading.Lock()
     with _lock:
         if _pool is None:
             import atexit

@@ -155,8 +155,9 @@ def wider(config: Config, configs: Sequence[Config]) -> Config | None:
     but for that the same: its accepted compile-only batches may stand for this config's (``compile.from_wider``)."""
     if several_targets(config) or ptx_only(config):
         return None
-    return next((c for c in configs if config.arch in c.arch.split("+") and several_targets(c)  # what each leaves
-                 and replace(c, arch=config.arch, excluded=config.excluded) == config), None)  # out matters not here
+    # Which sections each leaves out does not matter here: a batch holds the cases of both.
+    return next((c for c in configs if config.arch in c.arch.split("+") and several_targets(c)
+                 and replace(c, arch=config.arch, excluded=config.excluded) == config), None)
 
 
 def several_targets(config: Config) -> bool:

@@ -59,13 +59,7 @@ def _corpus(raw, where: str) -> CorpusSpec | None:
             raise UsageError(f"{where}: {name} must be a whole number >= 0, not {value!r}")
     from suitegen.engine.generated import check_seed
     check_seed(raw.get("seed"), f"{where}: seed")
-    try:
-        stds = tuple(Std.parse(s).value for s in raw.get("std", ()))
-        archs = tuple(raw.get("arch", ()))
-        for a in archs:
-            arch_number(a)
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"{where}: {exc}") from None
+    stds, archs = _axes(raw, where)
     return CorpusSpec(seed=raw["seed"], count=raw.get("count", 0), stds=stds, archs=archs, invalid=raw.get("invalid", 0))
 
 
@@ -73,6 +67,13 @@ def _narrow(raw, where: str) -> Narrowed:
     """Return one ``[[profile.NAME.narrow]]`` table: sections, and the dialects and targets they are built under."""
     if not isinstance(raw, dict) or set(raw) - {"sections", "std", "arch"} or not raw.get("sections"):
         raise UsageError(f"{where}: expected a table of sections (required), std and arch")
+    stds, archs = _axes(raw, where)
+    return Narrowed(sections=tuple(raw["sections"]), stds=stds, archs=archs)
+
+
+def _axes(raw: dict, where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return a table's ``std`` and ``arch`` lists (dialects spelled as -std values, targets checked), or raise
+    UsageError naming ``where``."""
     try:
         stds = tuple(Std.parse(s).value for s in raw.get("std", ()))
         archs = tuple(raw.get("arch", ()))
@@ -80,7 +81,7 @@ def _narrow(raw, where: str) -> Narrowed:
             arch_number(a)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"{where}: {exc}") from None
-    return Narrowed(sections=tuple(raw["sections"]), stds=stds, archs=archs)
+    return stds, archs
 
 
 def profile(name: str, path: Path | str | None = None) -> Profile:

@@ -49,9 +49,6 @@ def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
                        expected=[expressions.evaluate(tree, kind, x, y) for x, y in zip(a, b)])
 
 
-ARRAY = {"float": "float32", "double": "float64", "int": "int32", "long": "int64", "long long": "int64"}  # numpy
-
-
 class MathCheck:
     """A math rule's launch over its inputs (files, not JSON: 2^16 and more) and its judgement against MPFR's
     correctly rounded references under the documented bound (``cases.math_reference``)."""
@@ -68,10 +65,10 @@ class MathCheck:
         self.n, columns = math_reference.encoded_inputs(spec)
         self._folder = Path(tempfile.mkdtemp(prefix="suitegen-math-"))
         files = []
-        for k, (kind, data) in enumerate(zip(spec.args, columns)):
+        for k, (dtype, data) in enumerate(columns):
             path = self._folder / f"in{k}"
             path.write_bytes(data)
-            files.append((ARRAY[spec.type if kind == "x" else kind], str(path)))
+            files.append((dtype, str(path)))
         return {"module": module, "kernel": self.kernel, "files": files, "out": str(self._folder / "out"),
                 "n": self.n, "width": len(spec.cells)}
 
@@ -86,15 +83,17 @@ class MathCheck:
             return [f"the kernel wrote {len(flat)} cells where {n * width} were expected"]
         cells = [list(flat[c::width]) for c in range(width)]
         judged = math_reference.judged(spec, cells)
-        bound = " and ".join(b for b in (f"{spec.ulp:g} ulp" if spec.ulp is not None else "",
-                                         f"absolute {spec.abs:g}" if spec.abs is not None else "") if b)
-        found = " and ".join(b for b in (f"{judged.worst:g} ulp" if spec.ulp is not None else "",
-                                         f"absolute {judged.worst_abs:.3g}" if spec.abs is not None else "") if b)
-        self.summary = (f"largest error {found} (documented bound {bound}) over {judged.checked:,} of "
-                        f"{n:,} inputs where the bound applies")
-        bad = [f for f in judged.failures if f]
-        more = len(judged.failures) - len(bad)
-        return bad + ([f"and {more} more inputs outside the bound"] if more else [])
+
+        def errors(ulp, absolute, absolute_format: str) -> str:  # in the kinds of bound the spec documents
+            return " and ".join(t for t in (f"{ulp:g} ulp" if spec.ulp is not None else "",
+                                            f"absolute {absolute:{absolute_format}}" if spec.abs is not None else "")
+                                if t)
+
+        self.summary = (f"largest error {errors(judged.worst, judged.worst_abs, '.3g')} (documented bound "
+                        f"{errors(spec.ulp, spec.abs, 'g')}) over {judged.checked:,} of {n:,} inputs where the bound "
+                        "applies")
+        more = judged.failed - len(judged.failures)
+        return judged.failures + ([f"and {more} more inputs outside the bound"] if more else [])
 
 
 @hooks.check

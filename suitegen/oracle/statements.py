@@ -137,20 +137,19 @@ def trace_table(statements: list[Statement], rule_ids: Iterable[str], later: Ite
     by_section: dict[str, list[Statement]] = {}
     for s in statements:
         by_section.setdefault(s.section, []).append(s)
+    def row(label: str, part: list[Statement]) -> str:
+        return (f"{label:32} {len(part):10}  {sum(bool(s.rules) for s in part):10}  "
+                f"{sum(bool(s.untested) and not s.rules for s in part):11}  {sum(not s.traced for s in part):8}")
+
     lines.append(f"{'section':32} statements  with rules  with reason  untraced")
     later_sections = {s.section for s in statements if s.source}
-    order = sorted(by_section.items(), key=lambda kv: (kv[0] in later_sections, kv[0]))
-    for k, (section, group) in enumerate(order):
-        if section in later_sections and (k == 0 or order[k - 1][0] not in later_sections):
+    for section, group in sorted(by_section.items(), key=lambda kv: (kv[0] in later_sections, kv[0])):
+        if section == min(later_sections, default=None):  # the first of them
             lines.append("-- from later sources than the seeds (the guide's current edition):")
-        lines.append(f"{section:32} {len(group):10}  {sum(bool(s.rules) for s in group):10}  "
-                     f"{sum(bool(s.untested) and not s.rules for s in group):11}  "
-                     f"{sum(not s.traced for s in group):8}")
+        lines.append(row(section, group))
     untraced = [s for s in statements if not s.traced]
-    for label, part in (("seeds", [s for s in statements if not s.source]),
-                        ("later sources", [s for s in statements if s.source]), ("total", statements)):
-        lines.append(f"{label:32} {len(part):10}  {sum(bool(s.rules) for s in part):10}  "
-                     f"{sum(bool(s.untested) and not s.rules for s in part):11}  {sum(not s.traced for s in part):8}")
+    lines += [row("seeds", [s for s in statements if not s.source]),
+              row("later sources", [s for s in statements if s.source]), row("total", statements)]
     examples = [s for s in statements if s.example == "error"]
     excused = [s for s in examples if s.no_negative and not s.negative]
     lines.append(f"\nexample lines marked error: {len(examples)}; tested by a rule with a negative variant: "
