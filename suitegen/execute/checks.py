@@ -63,7 +63,8 @@ class MathCheck:
     def request(self, module: str) -> dict:
         spec = self.spec
         self.n, columns = math_reference.encoded_inputs(spec)
-        self._folder = Path(tempfile.mkdtemp(prefix="suitegen-math-"))
+        # Beside the module, in the item's scratch folder: gone with it when a fault ends the run before its judging.
+        self._folder = Path(tempfile.mkdtemp(prefix="math-", dir=Path(module).parent))
         files = []
         for k, (dtype, data) in enumerate(columns):
             path = self._folder / f"in{k}"
