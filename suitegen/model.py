@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field, fields
+from pathlib import PurePath
 from typing import Any, Callable, Mapping
 
 from suitegen.hooks import HookRef
@@ -485,6 +486,42 @@ class ObservedConfig:
                    cuda_arch=tuple(data.get("cuda_arch", ())), targets=tuple(data.get("targets", ())),
                    macros=tuple(data.get("macros", ())), warnings=tuple(data.get("warnings", ())),
                    error=data.get("error", ""))
+
+
+# Batch members (``compilers.batch``): member N sits in namespace ``sg_bN`` and its files under ``sg_bN/``.
+MEMBER_PREFIX = "sg_b"
+MEMBER_NAME = re.compile(rf"^{MEMBER_PREFIX}(\d+)$")
+
+
+def member_name(index: int) -> str:
+    """Return the namespace batch member ``index`` sits in (``sg_b3``)."""
+    return f"{MEMBER_PREFIX}{index}"
+
+
+def member_index(name: str) -> int | None:
+    """Return the index of the member a namespace name is (``sg_b3``: 3), or None."""
+    m = MEMBER_NAME.match(name)
+    return int(m.group(1)) if m else None
+
+
+def member_file(index: int, name: str) -> str:
+    """Return the file name a member's file ``name`` has in the batch (``sg_b3/main.cu``)."""
+    return f"{member_name(index)}/{name}"
+
+
+def member_of(file: str | None) -> int | None:
+    """Return the member index a diagnostic's file names, or None outside every member."""
+    parts = PurePath(file).parts if file else ()
+    return member_index(parts[-2]) if len(parts) >= 2 else None
+
+
+QUOTED = re.compile(r"`[^`']*'|(?<!\w)'[^']*'|\"[^\"]*\"")  # a name a message quotes
+
+
+def fixed_words(message: str) -> tuple[str, ...]:
+    """Return a message's words outside its quoted names (``QUOTED``), which vary from one program and build to
+    the next: what two messages of one kind share."""
+    return tuple(part.strip() for part in QUOTED.split(message) if part.strip())
 
 
 @dataclass(**FROZEN)

@@ -2,7 +2,8 @@
 import pytest
 
 from suitegen import hooks
-from suitegen.judge.verdicts import make_env, prepare, verdict
+from suitegen.engine.facts import given, make_env
+from suitegen.judge.verdicts import Given, prepare, verdict
 from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome, Phase,
                             Rule, Std, Toolchain, Variant, Verdict)
 from suitegen.oracle import conditions
@@ -35,7 +36,7 @@ def result(outcome, *diags, phase=None):
 
 def judge(c, cfg, env, res, devs=(), execution=None, execution_skipped=None):
     """Both steps of the judge, as the engine takes them."""
-    return verdict(prepare(c, cfg, env.features), c, res, devs, execution=execution,
+    return verdict(prepare(c, cfg, env), c, res, devs, execution=execution,
                    execution_skipped=execution_skipped)
 
 
@@ -225,19 +226,45 @@ def test_derived_variants_match_their_base_variants_deviations():
 def test_prepare_decides_before_the_build():
     asked = []
 
-    def unhonoured():
-        asked.append(1)
-        return "asked -std=c++23, host compiled as __cplusplus 201703"
+    class Session:  # what ``facts.given`` asks of a run's session
+        gpus = None
 
-    unsupported = prepare(case(REJECT, requires="windows"), CFG, ("linux",), unhonoured)
+        def unhonoured(self, config, c):
+            asked.append(1)
+            return "asked -std=c++23, host compiled as __cplusplus 201703"
+
+    def prepared(c):
+        env = make_env(CFG, c, ("linux",))
+        return prepare(c, CFG, env, given(Session(), c, CFG, env))
+
+    unsupported = prepared(case(REJECT, requires="windows"))
     assert unsupported.final.verdict is Verdict.UNSUPPORTED and not asked, "no probe for an unsupported item"
-    ignored = prepare(case(REJECT), CFG, ("linux",), unhonoured)
+    assert prepare(case(REJECT, requires="windows"), CFG, make_env(CFG, case(REJECT), ("linux",)),
+                   Given(unhonoured="x")).final.verdict is Verdict.UNSUPPORTED, "the rule's conditions come first"
+    ignored = prepared(case(REJECT))
     assert ignored.final.verdict is Verdict.UNRESOLVED and "config not honoured: asked -std=c++23" in ignored.final.reason
     assert ignored.final.expected == REJECT
     # An unhonoured config is never judged as if it had been, whatever the build did.
     assert verdict(ignored, case(REJECT), result(Outcome.REJECTED, LD, phase=Phase.CICC)).verdict is Verdict.UNRESOLVED
-    ready = prepare(case(REJECT), CFG, ("linux",))
+    ready = prepare(case(REJECT), CFG, make_env(CFG, case(REJECT), ("linux",)))
     assert ready.final is None and ready.expectation == REJECT
+
+
+def test_a_compilers_refusal_and_wording_are_given_to_the_judge():
+    """NVRTC's words for host code make a built item UNSUPPORTED; a compiler worded otherwise than nvcc is judged
+    without its messages. Both reach the judge as data (``Given``), from the compiler's backend."""
+    c = case(REJECT)
+    env = make_env(CFG, c, ("linux",))
+    host = diag("a host function is not allowed in JIT mode")
+    refused = prepare(c, CFG, env, Given(refusal=("not allowed in JIT mode", "device code only")))
+    judged = verdict(refused, c, result(Outcome.REJECTED, host, phase=Phase.CICC))
+    assert judged.verdict is Verdict.UNSUPPORTED and judged.reason == "device code only"
+    assert verdict(prepare(c, CFG, env), c, result(Outcome.REJECTED, host, phase=Phase.CICC)).verdict is Verdict.FAIL
+    other_words = diag("this type is not supported in device code")
+    assert verdict(prepare(c, CFG, env), c, result(Outcome.REJECTED, other_words, phase=Phase.CICC)).verdict \
+        is Verdict.FAIL
+    assert verdict(prepare(c, CFG, env, Given(by_message=False)), c,
+                   result(Outcome.REJECTED, other_words, phase=Phase.CICC)).verdict is Verdict.PASS
 
 
 def test_a_ptx_only_target_is_a_feature_conditions_can_name():
@@ -293,13 +320,13 @@ TWIN_TABLE = [
 @pytest.mark.parametrize("res, twin, verdict_", TWIN_TABLE)
 def test_diagnose_twin_table(res, twin, verdict_):
     c = twinned()
-    j = verdict(prepare(c, CFG, ("linux",)), c, res, (), twin=twin)
+    j = verdict(prepare(c, CFG, make_env(CFG, c, ("linux",))), c, res, (), twin=twin)
     assert j.verdict is verdict_, j.reason
 
 
 def test_diagnose_twin_failure_says_where_the_same_diagnostic_shows():
     c = twinned()
-    j = verdict(prepare(c, CFG, ("linux",)), c, result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), (),
+    j = verdict(prepare(c, CFG, make_env(CFG, c, ("linux",))), c, result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), (),
                 twin=under(Std.CXX14, BOOL_DEPRECATED))
     assert "also given under c++14, where the program is valid" in j.reason
     assert "incrementing a bool value is deprecated" in j.reason
@@ -308,7 +335,7 @@ def test_diagnose_twin_failure_says_where_the_same_diagnostic_shows():
 def test_diagnose_twin_failure_is_a_known_deviation_where_recorded():
     c = twinned()
     known = dev(Outcome.ACCEPTED_WITH_WARNINGS, match="incrementing a bool value is deprecated")
-    j = verdict(prepare(c, CFG, ("linux",)), c, result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), (known,),
+    j = verdict(prepare(c, CFG, make_env(CFG, c, ("linux",))), c, result(Outcome.ACCEPTED_WITH_WARNINGS, BOOL_DEPRECATED), (known,),
                 twin=under(Std.CXX14, BOOL_DEPRECATED))
     assert j.verdict is Verdict.XFAIL
 

@@ -87,3 +87,12 @@ def test_no_module_imports_one_that_imports_it_back():
         if name not in seen:
             visit(name, [name])
     assert not cycles, "\n".join(cycles)
+
+
+def test_the_judge_imports_nothing_above_the_model_and_the_oracle():
+    """The judge is pure: what it needs from the compilers, execute and the engine is in the data it is given
+    (``engine.facts``), so it imports none of them."""
+    above = [f"{name} imports {target}" for name, path in modules() if name.startswith("suitegen.judge")
+             for target in imports(path)
+             if target not in BASE and stage_of(target) not in (STAGES.index("oracle"), STAGES.index("judge"))]
+    assert not above, "\n".join(above)

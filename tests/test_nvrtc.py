@@ -134,7 +134,7 @@ def test_deviations_belong_to_one_compiler(tmp_path, session):
     devs += loader.load_deviations(root / "deviations" / "x" / "nvcc.toml", {rule: "x"})
     case = _case(session, rule, "neg-device-local")
     (nv,) = session.toolchains
-    from suitegen.judge.verdicts import make_env
+    from suitegen.engine.facts import make_env
     from suitegen.judge.deviations import covering
     env_rtc = make_env(_config(session), case, session.features[nv.fingerprint])
     env_cc = dataclasses.replace(env_rtc, features=env_rtc.features - {"nvrtc"}, compiler=Compiler.NVCC)

@@ -8,12 +8,14 @@ import pytest
 
 from suitegen.compilers.batch import named_member
 from suitegen.compilers.compile import compile_case, front_end_build
-from suitegen.compilers.diagnostics import fixed_words, parse
+from suitegen.compilers.diagnostics import parse
+from suitegen.model import fixed_words
 from suitegen.engine import hook_modules  # noqa: F401 - hooks registered before the oracle loads
 from suitegen.engine import record
 from suitegen.frontends.cli import main
 from suitegen.judge.deviations import shows_in_build
-from suitegen.judge.verdicts import Twin, dialect_twin, make_env, prepare, program_twin, verdict
+from suitegen.engine.facts import make_env
+from suitegen.judge.verdicts import Twin, dialect_twin, prepare, program_twin, verdict
 from suitegen.model import (Case, Deviation, Diagnostic, Expect, Expectation, Observed, Outcome, Phase, Rule, Std,
                             Variant, Verdict, section_family)
 from suitegen.oracle import conditions, loader
@@ -59,7 +61,7 @@ def nvlink(member: str) -> Diagnostic:
 def judged(twin_result, devs=()):
     rejected = result(Outcome.REJECTED, nvlink("sg_b2"), phase=Phase.NVLINK)
     twin = Twin(std=Std.CXX17, result=twin_result, variant="pos-complete-return")
-    return verdict(prepare(NEG, CFG, ("linux",)), NEG, rejected, devs, twin=twin)
+    return verdict(prepare(NEG, CFG, make_env(CFG, NEG, ("linux",))), NEG, rejected, devs, twin=twin)
 
 
 def test_a_negatives_program_twin_is_its_valid_variant_but_for_one_param():

@@ -28,6 +28,8 @@ class Backend(Protocol):
     probes_features: bool  # whether the feature probes (``probe_command`` builds) tell what it has
     same_messages: bool  # its diagnostics are worded as the oracle's (nvcc's front end); else judged by
     # outcome, phase and line only
+    refusal: tuple[str, str] | None  # (words, reason): a diagnostic with the words says the compiler cannot build
+    # an item's code at all (NVRTC's host code): the item is UNSUPPORTED for the reason; None for none
     module_sections: tuple[str, ...]  # an object whose sources have device code holds one (see ``artifacts``)
 
     def owns(self, path: str) -> bool:

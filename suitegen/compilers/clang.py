@@ -183,6 +183,7 @@ class Clang(backends.OneProcess):
     batches = True
     probes_features = True
     same_messages = False
+    refusal = None
     module_sections = ()  # clang emits device code only for what is used: an object of unused functions has none
 
     def owns(self, path: str) -> bool:

@@ -29,7 +29,6 @@ LINKER_FUNCTION = re.compile(r"^in function (?P<fn>`.*'):$")  # the first line's
 LINKER_LOCATED = re.compile(r"^[^\s:][^:]*:(?:\([^)]*\)|\d+): (?P<msg>.*)$")
 # Names in a message (a symbol, a type, a file): they vary from one program and build to the next. An apostrophe
 # inside a word ("doesn't") opens none.
-QUOTED = re.compile(r"`[^`']*'|(?<!\w)'[^']*'|\"[^\"]*\"")
 ERROR_CODE = re.compile(r"^# --error 0x(?P<code>[0-9a-fA-F]+) --$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
@@ -122,12 +121,6 @@ def linker_function(line: str, function: str) -> str:
     if named:
         return named["fn"]
     return function if LINKER_LOCATED.match(line) else ""
-
-
-def fixed_words(message: str) -> tuple[str, ...]:
-    """Return a message's words outside its quoted names (``QUOTED``), which vary from one program and build to
-    the next: what two messages of one kind share."""
-    return tuple(part.strip() for part in QUOTED.split(message) if part.strip())
 
 
 def diagnostic(line: str, phase: Phase, function: str = "") -> Diagnostic | None:

@@ -1,41 +1,19 @@
 """How batch members are named: member N sits in namespace ``sg_bN`` and its files under ``sg_bN/``.
 
 A message may name a member by file (``sg_b3/main.cu``), by a demangled symbol (``sg_b3::f``) or by a
-mangled one (``_ZN5sg_b31fEv``: the namespace's length, then its name, then the next name's length).
+mangled one (``_ZN5sg_b31fEv``: the namespace's length, then its name, then the next name's length). The names
+themselves (``member_name``, ``member_of``, ...) are the model's: the judge reads them from a diagnostic's file.
 """
 from __future__ import annotations
 
 import re
-from pathlib import PurePath
 
-PREFIX = "sg_b"
-NAME = re.compile(rf"^{PREFIX}(\d+)$")
+from suitegen.model import MEMBER_PREFIX as PREFIX, member_file, member_index, member_name, member_of  # noqa: F401
+
 QUALIFIER = re.compile(rf"\b{PREFIX}\d+::")
 FOLDER = re.compile(rf"\b{PREFIX}\d+/")
 # demangled (group 1), or mangled with its length (group 2) and the digits after the prefix (group 3)
 NAMED = re.compile(rf"\b{PREFIX}(\d+)::|(?<!\d)(\d{{1,2}}){PREFIX}(\d+)")
-
-
-def member_name(index: int) -> str:
-    """Return the namespace batch member ``index`` sits in (``sg_b3``)."""
-    return f"{PREFIX}{index}"
-
-
-def member_index(name: str) -> int | None:
-    """Return the index of the member a namespace name is (``sg_b3``: 3), or None."""
-    m = NAME.match(name)
-    return int(m.group(1)) if m else None
-
-
-def member_file(index: int, name: str) -> str:
-    """Return the file name a member's file ``name`` has in the batch (``sg_b3/main.cu``)."""
-    return f"{member_name(index)}/{name}"
-
-
-def member_of(file: str | None) -> int | None:
-    """Return the member index a diagnostic's file names, or None outside every member."""
-    parts = PurePath(file).parts if file else ()
-    return member_index(parts[-2]) if len(parts) >= 2 else None
 
 
 def mangled(index: int) -> str:

@@ -108,6 +108,7 @@ class Nvcc:
     batches = True
     probes_features = True
     same_messages = True
+    refusal = None
     module_sections = artifacts.MODULE_SECTIONS
 
     def owns(self, path: str) -> bool:

@@ -154,6 +154,8 @@ class Nvrtc(backends.OneProcess):
     batches = False  # one program per process
     probes_features = False  # the feature probes are nvcc builds
     same_messages = True  # its front end is nvcc's
+    refusal = (HOST_CODE,
+               "NVRTC compiles device code only: it reports this case's host code (a host function or variable)")
     module_sections = ()  # it writes no object
 
     def owns(self, path: str) -> bool:

@@ -6,10 +6,10 @@ from typing import Sequence
 from suitegen.compilers.features import machine_features
 from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine import matrix
+from suitegen.engine.facts import make_env, unsupported_here
 from suitegen.engine.session import configs_for, probe_toolchains
 from suitegen.execute.gpus import detect_gpu
 from suitegen.judge.behaviour import Check, planned
-from suitegen.judge.verdicts import make_env, unsupported_here
 from suitegen.model import Case, Expect
 
 KINDS = ("positive", "negative", "diagnose", "warn", "runtime", "decided")

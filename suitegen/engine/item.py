@@ -18,10 +18,11 @@ from suitegen.engine.session import Session, item_name, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
-from suitegen.judge.behaviour import AfterBuild, with_behaviour
+from suitegen.engine.facts import behaviour, make_env, prepared, unsupported_here
+from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.deviations import covering
-from suitegen.judge.verdicts import (NEGATIVE, Preparation, Twin, dialect_twin, expectation_for, make_env, prepare,
-                                     program_twin, unsupported_here, valid_dialects, verdict)
+from suitegen.judge.verdicts import (NEGATIVE, Preparation, Twin, dialect_twin, expectation_for, program_twin,
+                                     valid_dialects, verdict)
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect,
                             Judgement, Mode, Outcome, PHASE_GROUPS, Phase, Record, Rule, Variant, Verdict, digest)
 from suitegen.oracle import fields
@@ -204,12 +205,6 @@ def run_all(session: Session, unit: Unit) -> list[Record]:
     return [r for done in inline for r in done.result.records]
 
 
-def _prepare(session: Session, case: Case, config: Config) -> Preparation:
-    features = session.features.get(config.toolchain.fingerprint, frozenset())
-    return prepare(case, config, features, unhonoured=lambda: session.unhonoured(config, case),
-                   gpu=session.gpus is not None)
-
-
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):
     judged = prep.final is None or prep.final.verdict is Verdict.UNRESOLVED  # conditions met: config probed
     return session.observed(config, case) if judged else None
@@ -255,7 +250,7 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     deviation says the toolchain accepts it); a verdict other than PASS or XFAIL is never taken from that short
     build: the item is built whole and judged again, so every FAIL's evidence and reproducer is the full
     command."""
-    prep = _prepare(session, case, config)
+    prep = prepared(session, case, config)
     if _front_end_first(session, case, config, prep):
         record = _judge_alone(session, case, config, prep, short=True)
         if record is not None and record.verdict in (Verdict.PASS, Verdict.XFAIL):
@@ -298,7 +293,7 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
     twin = _twin(session, case, config, prep) if result is not None else None
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
-    return with_behaviour(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
+    return behaviour(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
                                     execution=execution, observed_config=_observed(session, prep, case, config)), case)
 
 
@@ -428,7 +423,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
     evidence and reproducer is its single-case command; those single builds are the leftovers returned.
     """
     started = now()
-    preps = {c.key: _prepare(session, c, config) for c in cases}
+    preps = {c.key: prepared(session, c, config) for c in cases}
     records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
                          observed_config=_observed(session, preps[c.key], c, config))
                for c in cases if preps[c.key].final is not None]
@@ -480,7 +475,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
                                      started=started, execution=execution,
                                      observed_config=_observed(session, prep, case, config), batch=member.source))
     by_key = {c.key: c for c in cases}
-    return Done(records=[with_behaviour(r, by_key[r.case_key]) for r in records], leftovers=tuple(leftovers))
+    return Done(records=[behaviour(r, by_key[r.case_key]) for r in records], leftovers=tuple(leftovers))
 
 
 STOPS = "a batch of the run showed that its expected error stops the build at the first such error"

@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen.compilers import backends, cache, modules
-from suitegen.engine.item import MODULE_UNIT, Done, Unit, _observed, _prepare, unit_runner
+from suitegen.engine.facts import behaviour, prepared
+from suitegen.engine.item import MODULE_UNIT, Done, Unit, _observed, unit_runner
 from suitegen.engine.session import Session, now
-from suitegen.judge.behaviour import with_behaviour
 from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
 from suitegen.synth import emit
@@ -39,7 +39,7 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
     build = build_for(config, unit.cases[0].variant.flags)
     if build is None:
         return Done(records=[], leftovers=(own_way,))
-    preps = {c.key: _prepare(session, c, config) for c in unit.cases}
+    preps = {c.key: prepared(session, c, config) for c in unit.cases}
     records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
                          observed_config=_observed(session, preps[c.key], c, config))
                for c in unit.cases if preps[c.key].final is not None]
@@ -83,4 +83,4 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
     leftovers = tuple(replace(own_way, cases=(c,), why="its module's run gave a cell other than the model's")
                       for c in left)
     by_key = {c.key: c for c in unit.cases}
-    return Done(records=[with_behaviour(r, by_key[r.case_key]) for r in records], leftovers=leftovers)
+    return Done(records=[behaviour(r, by_key[r.case_key]) for r in records], leftovers=leftovers)

@@ -15,8 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
 
-from suitegen.compilers.diagnostics import fixed_words
-from suitegen.model import ExecStatus, Record, UsageError, Verdict
+from suitegen.model import ExecStatus, Record, UsageError, Verdict, fixed_words
 from suitegen.oracle import fields
 
 

@@ -24,8 +24,7 @@ from suitegen.engine.options import RunOptions
 from suitegen.execute import deferred
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
-from suitegen.execute.images import compute_capability
-from suitegen.judge.verdicts import GPU_CC
+from suitegen.execute.images import GPU_CC, compute_capability
 from suitegen.model import Case, CompileResult, Compiler, Config, CorpusSpec, ObservedConfig, RuleRef, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
 from suitegen.oracle import conditions

@@ -16,6 +16,7 @@ from suitegen.compilers.artifacts import FATBIN_MAGIC
 FATBIN_MAGICS = (int.from_bytes(FATBIN_MAGIC, "little"), 0x466243B1)  # a fatbin, a relocatable one
 TARGET = re.compile(r"^(sm|compute)_(\d+?)(\d)([af]?)$")
 CAPABILITY = re.compile(r"(?:^|[\s,(])(\d+)\.(\d)(?:[\s,)]|$)")
+GPU_CC = "gpu-cc-"  # a machine feature naming the GPU's compute capability ("gpu-cc-9.0"), not for conditions
 
 
 def compute_capability(device: str) -> tuple[int, int] | None:

@@ -9,7 +9,6 @@ from collections import Counter
 from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
-from suitegen.execute.images import compute_capability, loaded_code
 from suitegen.model import Behaviour, Case, ExecStatus, Expect, Expectation, Expected, Mode, Record
 from suitegen.oracle.conditions import flag_features
 
@@ -111,15 +110,14 @@ def loads(case: Case, expectation: Expectation | None, flags: Sequence[str] = ()
     return plan is not None and plan[0] is Check.LOAD_ONLY
 
 
-def with_behaviour(record: Record, case: Case) -> Record:
-    """Return the record of ``case`` with its ``behaviour`` filled in (the engine holds the case beside it)."""
+def with_behaviour(record: Record, case: Case, loaded: str | None = None) -> Record:
+    """Return the record of ``case`` with its ``behaviour`` filled in (the engine holds the case beside it;
+    ``loaded``: what the driver runs of the observed build's targets, where the run does not say)."""
     run = record.execution
     if run is not None and run.status is ExecStatus.NOT_RUN:
         return replace(record, behaviour=of_record(case, record.expected, False, None, record.config.flags,
                                                    not_run=f"{run.detail} ({run.gpu})"))
-    loaded = run.loaded if run is not None else None  # what the module's own images give on that GPU
-    if run is not None and not loaded and record.observed_config is not None:
-        loaded = loaded_code(record.observed_config.targets, compute_capability(run.gpu or ""))
+    loaded = (run.loaded or loaded) if run is not None else None  # what the module's own images give on that GPU
     return replace(record, behaviour=of_record(case, record.expected, run is not None, loaded, record.config.flags))
 
 

@@ -4,25 +4,40 @@
 rule's conditions; UNRESOLVED: the config was not honoured) and what the guide expects.
 ``verdict`` compares what the toolchain (and the GPU) did with that expectation and the
 recorded deviations.
+
+The judge calls nothing in the compilers, execute or the engine: what it needs from them (the condition
+environment, what the compiler and this machine say of an item: ``Given``) is gathered by ``engine.facts``.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
-from typing import Callable, Iterable
+from typing import Iterable
 
-from suitegen.compilers import backends, nvrtc
-from suitegen.compilers.diagnostics import fixed_words
-from suitegen.compilers.members import member_of
-from suitegen.execute.images import loaded_code
 from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs
-from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Compiler, Config, Deviation, Diagnostic, ExecResult,
-                            ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Variant, Verdict)
+from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
+                            ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Variant, Verdict, fixed_words,
+                            member_of)
 from suitegen.oracle import fields
-from suitegen.oracle.conditions import Env, Features, flag_features
+from suitegen.oracle.conditions import Env, unmet
 from suitegen.oracle.loader import VALID_EXPECTS, twin_of
+
+
+@dataclass(**FROZEN)
+class Given:
+    """What the judge is told before the build, beyond the rule and its condition environment: what the compiler
+    and this machine say of the item (gathered by ``engine.facts``)."""
+
+    out_of_scope: str | None = None  # why this compiler cannot judge the item (NVRTC and a host build), or None
+    unhonoured: str | None = None  # what the toolchain did instead of the config asked for, or None
+    by_message: bool = True  # its diagnostics are worded as the oracle's (``matches``)
+    # (words, reason): a diagnostic holding the words says the compiler cannot build the item's code at all (NVRTC
+    # and host code), which makes the item UNSUPPORTED for the reason
+    refusal: tuple[str, str] | None = None
+    gpu: bool = False  # a GPU check can run here
+    host_code: bool = True  # the compiler builds host code (NVRTC does not)
 
 
 @dataclass(**FROZEN)
@@ -33,41 +48,8 @@ class Preparation:
     expectation: Expectation | None = None
     final: Judgement | None = None  # UNSUPPORTED or UNRESOLVED: nothing is built
     after: AfterBuild = AfterBuild.NOTHING  # what runs after an accepted build
-
-
-GPU_CC = "gpu-cc-"  # a machine feature naming the GPU's compute capability ("gpu-cc-9.0"), not for conditions
-
-
-def make_env(config: Config, case: Case, features: Iterable[str]) -> Env:
-    """Return the condition environment for one case under one config on this machine."""
-    features = features if isinstance(features, Features) else Features(features)
-    more = flag_features((*config.flags, *case.variant.flags, *case.mode_flags))
-    if all(target.startswith("compute_") for target in config.arch.split("+")):
-        more.add("ptx-only")
-    if case.rule.judged_as:
-        more.add("in-context")
-    cc = next((tuple(int(x) for x in f.removeprefix(GPU_CC).split(".")) for f in features if f.startswith(GPU_CC)),
-              None)  # the GPU's compute capability is known at once, never probed
-    if cc is not None and not loaded_code(config.arch.split("+"), cc).startswith("SASS"):
-        more.add("driver-jit")
-    tc = config.toolchain
-    clang = tc.kind is Compiler.CLANG
-    return Env(std=config.std, arch=config.arch, nvcc=tc.cuda_version if clang else tc.version,
-               features=features | more, compiler=tc.kind, clang=tc.version if clang else ())
-
-
-def unsupported_reason(case: Case, env: Env) -> str | None:
-    """Return why the config does not meet the rule's conditions, or None if it does."""
-    for cond in (case.rule.requires, case.variant.requires):
-        if cond is not None and not cond(env):
-            return f"requires {cond.text}"
-    return None
-
-
-def unsupported_here(case: Case, config: Config, env: Env) -> str | None:
-    """Return why an item is not judged under a config: the rule's conditions, or the case is outside what
-    the compiler can judge (NVRTC's device code only, say); None if it is judged."""
-    return unsupported_reason(case, env) or backends.of(env.compiler).out_of_scope(case, config)
+    by_message: bool = True  # see ``Given``
+    refusal: tuple[str, str] | None = None
 
 
 NEGATIVE = (Expect.REJECT, Expect.DIAGNOSE)  # what a valid twin's build tells from what a program gets anyway
@@ -138,25 +120,18 @@ def expectation_for(case: Case, env: Env) -> Expectation:
     return Expectation(expect=expect)
 
 
-def prepare(case: Case, config: Config, features: Iterable[str],
-            unhonoured: Callable[[], str | None] = lambda: None, gpu: bool = False) -> Preparation:
-    """Return the judge's decision before the build: whether the item is judged, what the guide expects, and
-    what runs after an accepted build (``gpu``: a GPU check can run here).
-
-    ``unhonoured`` is asked only for items that are judged at all; it returns what the toolchain did
-    instead of the config asked for (a dialect it ignored, say), or None.
-    """
-    env = make_env(config, case, features)
-    reason = unsupported_here(case, config, env)
+def prepare(case: Case, config: Config, env: Env, given: Given = Given()) -> Preparation:
+    """Return the judge's decision before the build: whether the item is judged (its rule's conditions under
+    ``env``, then ``given``), what the guide expects, and what runs after an accepted build."""
+    reason = unmet(case, env) or given.out_of_scope
     if reason is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, reason=reason))
     exp = expectation_for(case, env)
-    instead = unhonoured()
-    if instead is not None:
+    if given.unhonoured is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNRESOLVED, expected=exp,
-                                                    reason=f"config not honoured: {instead}"))
-    after = after_build(case, exp, config.flags, gpu, host_code=config.toolchain.kind is not Compiler.NVRTC)
-    return Preparation(env=env, expectation=exp, after=after)
+                                                    reason=f"config not honoured: {given.unhonoured}"))
+    after = after_build(case, exp, config.flags, given.gpu, host_code=given.host_code)
+    return Preparation(env=env, expectation=exp, after=after, by_message=given.by_message, refusal=given.refusal)
 
 
 def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...], by_message: bool = True) -> bool:
@@ -321,11 +296,10 @@ def verdict(prep: Preparation, case: Case, result: CompileResult | None, deviati
     exp = prep.expectation
     if result is None:
         return Judgement(verdict=Verdict.UNRESOLVED, reason="not compiled", expected=exp)
-    if prep.env.compiler is Compiler.NVRTC and any(nvrtc.HOST_CODE in d.message for d in result.diagnostics):
-        return Judgement(verdict=Verdict.UNSUPPORTED, reason="NVRTC compiles device code only: "
-                         "it reports this case's host code (a host function or variable)")
+    if prep.refusal is not None and any(prep.refusal[0] in d.message for d in result.diagnostics):
+        return Judgement(verdict=Verdict.UNSUPPORTED, reason=prep.refusal[1])
     # 1. the compile verdict; 2. (where it passed) the run's own verdict; 3. the deviations laid over them
-    verdict_, why = compare(exp, case, result, twin, backends.of(prep.env.compiler).same_messages)
+    verdict_, why = compare(exp, case, result, twin, prep.by_message)
     ran = execution_verdict(exp, case, execution, execution_skipped) if verdict_ is Verdict.PASS else None
     if verdict_ is Verdict.PASS and exp.expect is Expect.RUNTIME:
         return _runtime_verdict(prep, case, deviations, execution, ran)

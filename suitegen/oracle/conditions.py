@@ -115,6 +115,14 @@ class Env:
     clang: tuple[int, ...] = ()  # clang's own version, where the compiler is clang
 
 
+def unmet(case, env: Env) -> str | None:
+    """Return why ``env`` does not meet a case's conditions (its rule's ``requires``, then its variant's), or None."""
+    for cond in (case.rule.requires, case.variant.requires):
+        if cond is not None and not cond(env):
+            return f"requires {cond.text}"
+    return None
+
+
 def flag_features(flags) -> set[str]:
     """Return the features that a list of nvcc flags switches on."""
     flags = list(flags)
