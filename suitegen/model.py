@@ -408,6 +408,7 @@ class Profile:
     generated: CorpusSpec | None = None
     narrowed: tuple["Narrowed", ...] = ()  # sections built under fewer of its dialects and targets
     skipped: tuple[str, ...] = ()  # sections it leaves out (``skip``: too costly for its time budget)
+    checks: tuple[tuple[str, Any], ...] = ()  # params laid over every check hook's (``[profile.NAME.checks]``)
 
 
 @dataclass(**FROZEN)

@@ -93,3 +93,18 @@ def test_a_corpus_run_checks_its_selection_too(two_sections, fake_nvcc, tmp_path
     assert main([*base, "--rules", "only-here"]) == 0
     assert capsys.readouterr().out.split() == ["demo/only-here[pos,c++17,sm_90]"]
     assert main([*base, "--rules", "nothing-here"]) == 2
+
+
+def test_the_plugin_collects_the_profiles_generated_corpus_as_the_run_plans_it(pytester, fake_nvcc):
+    """The built-in oracle's session collects the profile's generated corpus beside its sections (from its
+    sections.toml): the injected programs and the programs, each under the profile's configs."""
+    base = ["--suitegen", "--suitegen-nvcc", str(fake_nvcc(WRITES_OUTPUT + "exit 0")), "--suitegen-profile", "quick",
+            "--co", "-q", "-p", "no:cacheprovider"]
+    got = pytester.runpytest_subprocess(*base, "--suitegen-rules", "generated", "--suitegen-generated", "2")
+    assert got.ret == 0, got.stdout.str() + got.stderr.str()
+    got.stdout.fnmatch_lines(["*sections.toml::generated/g1.p0[[]run,c++17,sm_90]",
+                              "*sections.toml::generated/g1.p1[[]run,c++17,sm_90]"])
+    names = got.stdout.str()
+    assert "generated/g1.p2[" not in names and "neg-" in names, "two programs, and the injected ones"
+    none = pytester.runpytest_subprocess(*base, "--suitegen-rules", "generated", "--suitegen-generated", "0")
+    assert none.ret != 0 and "matches no rule" in none.stdout.str() + none.stderr.str()

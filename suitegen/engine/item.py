@@ -7,7 +7,7 @@ import tempfile
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from suitegen import procs
 from suitegen.cases.render import Renderer
@@ -48,7 +48,7 @@ class Unit:
     tried: tuple[str, ...] = ()
     twins: bool = False  # a batch of negative items' valid twins (``twin_units``): it judges nothing
     wider: Config | None = None  # a config of the run for more targets whose build may stand for this batch's
-    kind: str = ""  # a runner of its own (``UNIT_RUNNERS``); "": the cases' own way (this module's)
+    kind: str = ""  # a runner of its own (``UNIT_KINDS``); "": the cases' own way (this module's)
 
     def __str__(self) -> str:
         """The unit as an error names it: its first items, and how many more it holds."""
@@ -96,18 +96,36 @@ def _batched_group(phase: Phase | None) -> tuple | None:
     return next(((g,) for g in BATCHED_REJECTIONS if phase in PHASE_GROUPS[g]), None)
 
 
-# Unit kinds with a runner of their own: kind -> runner(session, unit) -> Done, each registered by its module
-# (``unit_runner``). What a runner cannot judge with certainty it leaves, as units of the cases' own way.
-UNIT_RUNNERS: dict = {}
-MODULE_UNIT = "module"  # a batch of generated programs, each with its kernel (``Variant.kernel``): ``engine.module_units``
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UnitKind:
+    """A kind of unit with a runner of its own (in the manner of lit's test formats): the items it takes, and how.
+
+    A kind of ``size`` None takes the batches the cases' own way forms whose every item it ``takes`` (generated
+    programs: ``engine.module_units``); one with a ``size`` forms its own units of up to ``size`` items of one
+    config and flags from the items it takes, which would otherwise go alone (``engine.check_units``). What a
+    runner cannot judge with certainty it leaves, as units of the cases' own way."""
+
+    name: str
+    takes: Callable[[Case], bool]
+    run: Callable  # (session, unit) -> Done
+    size: int | None = None
 
 
-def unit_runner(kind: str):
-    """Register a runner for units of ``kind`` (a decorator)."""
+# Every kind, by name, each registered by its module (``unit_kind``); ``engine.unit_kinds`` imports them all.
+UNIT_KINDS: dict[str, UnitKind] = {}
+
+
+def unit_kind(name: str, takes: Callable[[Case], bool], size: int | None = None):
+    """Register a runner for units of kind ``name`` (a decorator)."""
     def register(run):
-        UNIT_RUNNERS[kind] = run
+        UNIT_KINDS[name] = UnitKind(name=name, takes=takes, run=run, size=size)
         return run
     return register
+
+
+def _own_kind(case: Case) -> UnitKind | None:
+    """Return the kind that forms its own units of this case, or None."""
+    return next((k for k in UNIT_KINDS.values() if k.size and k.takes(case)), None)
 
 
 def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE,
@@ -117,7 +135,14 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     groups: dict[tuple, list[Case]] = {}
     configs: dict[tuple, Config] = {}
     out: list[Unit] = []
+    own: dict[tuple, list[Case]] = {}
     for case, config in items:
+        kind = _own_kind(case) if batching else None
+        if kind is not None:
+            key = (kind.name, config.key, case.variant.flags)
+            own.setdefault(key, []).append(case)
+            configs[key] = config
+            continue
         batched = batching and backends.of(config.toolchain.kind).batches and batch.batchable(case)
         side = expected_side(case, config, deviations) if batched else None
         if side is not None:
@@ -136,8 +161,12 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
         wide = wider(configs[key], every) if key[-1] == () and key[1] is Mode.COMPILE else None
         for start in range(0, len(cases), limit):
             chunk = tuple(cases[start:start + limit])
-            kind = MODULE_UNIT if all(c.variant.kernel is not None for c in chunk) else ""
+            kind = next((k.name for k in UNIT_KINDS.values() if not k.size and all(map(k.takes, chunk))), "")
             batches.append((accept, Unit(config=configs[key], cases=chunk, wider=wide, kind=kind)))
+    for key, cases in own.items():
+        size = UNIT_KINDS[key[0]].size
+        batches += [(True, Unit(config=configs[key], cases=tuple(cases[i:i + size]), kind=key[0]))
+                    for i in range(0, len(cases), size)]
     # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
     # build. Then reject batches (their members may be built again, some alone, one after another), the
@@ -187,8 +216,8 @@ class Done:
 
 def run_unit(session: Session, unit: Unit) -> Done:
     """Judge the items of a unit; a batch leaves the items it could not judge with certainty to its caller."""
-    if unit.kind in UNIT_RUNNERS:  # (a kind whose module was not imported goes the cases' own way)
-        return UNIT_RUNNERS[unit.kind](session, unit)
+    if unit.kind:
+        return UNIT_KINDS[unit.kind].run(session, unit)
     if unit.twins:
         return run_twins(session, unit)
     if unit.why:
@@ -203,6 +232,17 @@ def run_all(session: Session, unit: Unit) -> list[Record]:
     inline = Scheduler(lambda u: run_unit(session, u))
     inline.add(unit)
     return [r for done in inline for r in done.result.records]
+
+
+def settled(session: Session, cases: Sequence[Case], config: Config,
+            started: str) -> tuple[dict[str, Preparation], list[Record], list[Case]]:
+    """Prepare each item of a unit: its preparations by case key, the records of the items the judge settles before
+    any build (UNSUPPORTED, an unhonoured config), and the cases left to build."""
+    preps = {c.key: prepared(session, c, config) for c in cases}
+    records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
+                         observed_config=_observed(session, preps[c.key], c, config))
+               for c in cases if preps[c.key].final is not None]
+    return preps, records, [c for c in cases if preps[c.key].final is None]
 
 
 def _observed(session: Session, prep: Preparation, case: Case, config: Config):
@@ -236,7 +276,7 @@ def _after(session: Session, case: Case, config: Config, after: AfterBuild, buil
         return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
                             {case.key: case.variant.value})[case.key]
     if after is AfterBuild.MODULE_CHECK:
-        return session.fatbin.run(built.product, case.variant.check(case.variant.params))
+        return session.fatbin.run(built.product, session.check(case))
     if after is AfterBuild.PROGRAM:
         args = () if built.member is None else (str(built.member),)
         return _run_program(session, built.product, built.product.parent, args)
@@ -423,11 +463,7 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
     evidence and reproducer is its single-case command; those single builds are the leftovers returned.
     """
     started = now()
-    preps = {c.key: prepared(session, c, config) for c in cases}
-    records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
-                         observed_config=_observed(session, preps[c.key], c, config))
-               for c in cases if preps[c.key].final is not None]
-    todo = [c for c in cases if preps[c.key].final is None]
+    preps, records, todo = settled(session, cases, config, started)
     stopping = {c.key for c in todo if _stops_the_build(session, case=c, config=config, prep=preps[c.key])}
     leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in todo if c.key in stopping]
     todo = [c for c in todo if c.key not in stopping]

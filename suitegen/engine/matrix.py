@@ -20,7 +20,7 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
     out = {}
     for name, raw in data.get("profile", {}).items():
         where = f"{path}: profile {name!r}"
-        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated", "narrow", "skip"}
+        unknown = set(raw) - {"description", "std", "arch", "flagset", "generated", "narrow", "skip", "checks"}
         if unknown:
             raise UsageError(f"{where}: unknown field {sorted(unknown)[0]!r}")
         try:
@@ -39,7 +39,8 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
         out[name] = Profile(name=name, stds=stds, archs=archs, flagsets=flagsets,
                             description=raw.get("description", ""), generated=_corpus(raw.get("generated"), where),
                             narrowed=tuple(_narrow(n, f"{where}: narrow") for n in raw.get("narrow", [])),
-                            skipped=tuple(str(x) for x in raw.get("skip", ())))
+                            skipped=tuple(str(x) for x in raw.get("skip", ())),
+                            checks=_checks(raw.get("checks", {}), f"{where}: checks"))
     if not out:
         raise UsageError(f"{path}: no [profile.NAME] tables")
     return out
@@ -61,6 +62,14 @@ def _corpus(raw, where: str) -> CorpusSpec | None:
     check_seed(raw.get("seed"), f"{where}: seed")
     stds, archs = _axes(raw, where)
     return CorpusSpec(seed=raw["seed"], count=raw.get("count", 0), stds=stds, archs=archs, invalid=raw.get("invalid", 0))
+
+
+def _checks(raw, where: str) -> tuple[tuple[str, object], ...]:
+    """Return a ``[profile.NAME.checks]`` table: params (numbers, strings, booleans) laid over every check hook's
+    own, so a profile checks with fewer inputs than the rules give (``samples``)."""
+    if not isinstance(raw, dict) or any(not isinstance(v, (int, float, str, bool)) for v in raw.values()):
+        raise UsageError(f"{where}: expected a table of numbers, strings and booleans")
+    return tuple(sorted(raw.items()))
 
 
 def _narrow(raw, where: str) -> Narrowed:

@@ -16,8 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen.compilers import backends, cache, modules
-from suitegen.engine.facts import behaviour, prepared
-from suitegen.engine.item import MODULE_UNIT, Done, Unit, _observed, unit_runner
+from suitegen.engine.facts import behaviour
+from suitegen.engine.item import Done, Unit, _observed, settled, unit_kind
 from suitegen.engine.session import Session, now
 from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
@@ -31,7 +31,7 @@ def build_for(config: Config, flags: tuple[str, ...]) -> modules.DeviceBuild | N
     return modules.target_build("run", config.arch, config.std.value, (*config.flags, *flags))
 
 
-@unit_runner(MODULE_UNIT)
+@unit_kind("module", takes=lambda case: case.variant.kernel is not None)
 def run_module_unit(session: Session, unit: Unit) -> Done:
     """Judge a unit of generated programs from one module build and one GPU request; leave the rest."""
     config, started = unit.config, now()
@@ -39,11 +39,7 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
     build = build_for(config, unit.cases[0].variant.flags)
     if build is None:
         return Done(records=[], leftovers=(own_way,))
-    preps = {c.key: prepared(session, c, config) for c in unit.cases}
-    records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
-                         observed_config=_observed(session, preps[c.key], c, config))
-               for c in unit.cases if preps[c.key].final is not None]
-    todo = [c for c in unit.cases if preps[c.key].final is None]
+    preps, records, todo = settled(session, unit.cases, config, started)
     if not todo:
         return Done(records=records)
     kernels = [c.variant.kernel for c in todo]

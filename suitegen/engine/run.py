@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
-from suitegen.engine import module_units, options  # noqa: F401 - module_units registers its unit runner
+from suitegen.engine import options, unit_kinds  # noqa: F401 - unit_kinds registers every unit kind
 from suitegen.engine.item import builds_programs, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
@@ -105,7 +105,7 @@ def _open(spec: RunSpec):
     cases, base = _corpus_cases(spec)
     prof = options.resolve_profile(spec.options, base)
     configs_for([], prof, check=False)  # a misspelt -std or arch is a usage error before anything is drawn or built
-    session = open_session(spec.options, cases=cases, corpus=prof.generated)
+    session = open_session(spec.options, cases=cases, corpus=prof.generated, checks=prof.checks)
     return session, prof, configs_for(session.toolchains, prof)
 
 

@@ -79,6 +79,11 @@ class Session:
     # (toolchain fingerprint, expected diagnostic): errors a batch showed to stop that toolchain's build at the
     # first of them; members expected to be rejected with one go alone at once (``item.run_batch``).
     stoppers: set[tuple[str, str]] = field(default_factory=set)
+    checks: tuple = ()  # the profile's params over every check hook's (``Profile.checks``)
+
+    def check(self, case: Case):
+        """Return a module-check case's check (its variant's hook on its params, the profile's ``checks`` over them)."""
+        return case.variant.check({**case.variant.params, **dict(self.checks)})
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:
         """Return what a build of this case's kind under this config does (probed once, see build.observe);
@@ -174,16 +179,30 @@ def _selected(opts: RunOptions, corpus: CorpusSpec | None):
         orc, rules, renderer = load_rules(opts)
         return orc, renderer.render_all(rules), []
     orc = oracle_mod.load(opts.oracle)
-    invalid = generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
-    ids = [generated_corpus.rule_id(corpus.seed, i) for i in range(corpus.count)]
-    stand_ins = [RuleRef(id=i, section=generated_corpus.SECTION) for i in ids]
-    chosen = select_rules([*orc.rules, *stand_ins, *(c.rule for c in invalid)], opts.rules)
+    invalid, programs = _corpus_rules(orc, corpus)
+    chosen = select_rules([*orc.rules, *programs.values(), *(c.rule for c in invalid)], opts.rules)
     rules = [r for r in chosen if r.section != generated_corpus.SECTION]
     renderer = Renderer(opts.templates)
     renderer.check_templates(rules)
     wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
     return (orc, [*renderer.render_all(rules), *(c for c in invalid if c.rule.id in wanted)],
-            [i for i, rid in enumerate(ids) if rid in wanted])
+            [i for i, rule in programs.items() if rule.id in wanted])
+
+
+def _corpus_rules(orc, corpus: CorpusSpec) -> tuple[list[Case], dict[int, RuleRef]]:
+    """Return a corpus's injected programs and, for each of its programs, the rule it stands for (drawn later)."""
+    invalid = generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
+    return invalid, {i: RuleRef(id=generated_corpus.rule_id(corpus.seed, i), section=generated_corpus.SECTION)
+                     for i in range(corpus.count)}
+
+
+def corpus_cases(opts: RunOptions, orc, corpus: CorpusSpec) -> list[Case]:
+    """Return the cases of a corpus that ``--rules`` selects (all where it names none): its injected programs, then
+    its programs, drawn or from the corpus cache (the pytest plugin's generated items)."""
+    def picked(rule) -> bool:
+        return not opts.rules or any(rule_matches(rule, p) for p in opts.rules)
+    invalid, programs = _corpus_rules(orc, corpus)
+    return [*(c for c in invalid if picked(c.rule)), *_drawn(opts, corpus, [i for i, r in programs.items() if picked(r)])]
 
 
 def _drawn(opts: RunOptions, corpus: CorpusSpec | None, programs: list[int]) -> list[Case]:
@@ -191,7 +210,8 @@ def _drawn(opts: RunOptions, corpus: CorpusSpec | None, programs: list[int]) -> 
     return generated.cases(corpus.seed, programs, use_cache=not opts.no_cache) if corpus and programs else []
 
 
-def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: CorpusSpec | None = None) -> Session:
+def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: CorpusSpec | None = None,
+                 checks: tuple = ()) -> Session:
     """Load and validate everything, probe the toolchains and the GPU; raise before any compile.
 
     The probes (the toolchains, their features, the GPU) run beside the oracle's loading and rendering; an
@@ -240,7 +260,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
     if opts.builds_to:  # planned as a GPU run would be, so that everything it needs is built; nothing runs here
         return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
                        options=opts, execution_skipped=deferred.WHY, gpus=GpuPool(None, ("none",)),
-                       fatbin=deferred.Deferred())
+                       fatbin=deferred.Deferred(), checks=checks)
     if opts.no_exec:
         skipped = "execution disabled (--no-exec)"
     elif not gpu.available:
@@ -248,7 +268,7 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
     gpus = None if skipped else GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices)
     return Session(oracle=orc, cases=list(cases), toolchains=toolchains, features=features, gpu=gpu,
                    options=opts, execution_skipped=skipped, gpus=gpus,
-                   fatbin=FatbinRunner(gpus, opts.exec_timeout) if gpus else None)
+                   fatbin=FatbinRunner(gpus, opts.exec_timeout) if gpus else None, checks=checks)
 
 
 def _probed(specs: Sequence[str], toolchains_file: str | None, detecting: ThreadPoolExecutor,

@@ -101,3 +101,21 @@ class MathCheck:
 def math_ulp(params: Mapping[str, Any]) -> MathCheck:
     """A math function over its special values and a seeded sample, within its documented error bound."""
     return MathCheck(params)
+
+
+class Renamed:
+    """A check whose kernel has another name in the module it runs in (a module shared by several rules'
+    checks: ``engine.check_units``)."""
+
+    def __init__(self, check, kernel: str):
+        self._check, self.kernel = check, kernel
+
+    def request(self, module: str) -> dict:
+        return {**self._check.request(module), "kernel": self.kernel}
+
+    def mismatches(self, got) -> list[str]:
+        return self._check.mismatches(got)
+
+    @property
+    def summary(self) -> str:
+        return getattr(self._check, "summary", "")

@@ -143,9 +143,9 @@ def pytest_collect_file(file_path: Path, parent):
             return None
         if isinstance(data, dict) and "format" in data and "cases" in data:
             return CorpusFile.from_parent(parent, path=file_path)
-    if (file_path.suffix == ".toml" and file_path.name != SECTIONS and parent.config.getoption("suitegen", False)
+    if (file_path.suffix == ".toml" and parent.config.getoption("suitegen", False)
             and str(file_path.parent.resolve()) == parent.config._suitegen_oracle):
-        return SectionFile.from_parent(parent, path=file_path)
+        return (GeneratedFile if file_path.name == SECTIONS else SectionFile).from_parent(parent, path=file_path)
     return None
 
 
@@ -153,15 +153,20 @@ def _session(config):
     """Return this process's engine session (toolchains and GPU probed once per xdist worker)."""
     from dataclasses import replace
 
+    from suitegen import resources
     from suitegen.compilers.toolchain import ToolchainError
+    from suitegen.engine import unit_kinds  # noqa: F401 - every unit kind registered before units are formed
     from suitegen.engine.session import open_session
     from suitegen.oracle.loader import OracleError
     session = getattr(config, "_suitegen_session", None)
     if session is None:
         opts = options.from_namespace(config.option, prefix="suitegen_")
         oracle = getattr(config, "_suitegen_oracle", None)
+        if oracle == str(resources.oracle_root()):
+            oracle = None  # the built-in oracle, as ``suitegen run`` has it (its profile's generated corpus too)
         try:
-            session = config._suitegen_session = open_session(replace(opts, oracle=oracle or opts.oracle), cases=[])
+            session = config._suitegen_session = open_session(replace(opts, oracle=oracle or opts.oracle), cases=[],
+                                                              checks=options.resolve_profile(opts).checks)
         except (ToolchainError, OracleError, ValueError) as exc:
             raise pytest.UsageError(f"suitegen: {exc}") from None
     return session
@@ -230,6 +235,17 @@ class SectionFile(_SuiteFile):
             return Renderer(session.options.templates).render_all(rules)
         except RenderError as exc:  # a broken template is one collection error naming it
             raise self.CollectError(str(exc)) from None
+
+
+class GeneratedFile(_SuiteFile):
+    """The profile's generated corpus (``[profile.NAME.generated]``, ``--suitegen-generated``), collected from the
+    oracle folder's sections.toml: its injected programs and its programs, as ``suitegen run`` has them."""
+
+    def _cases(self):
+        from suitegen.engine.session import corpus_cases
+        session = _session(self.config)
+        corpus = options.resolve_profile(session.options).generated
+        return corpus_cases(session.options, session.oracle, corpus) if corpus else []
 
 
 class CorpusFile(_SuiteFile):

@@ -1,6 +1,6 @@
 """What the math rules cost: one cold run of them alone, its wall time, and the inputs checked per second.
 
-    python3 benchmarks/math.py OUT [RUN_FOLDER]
+    python3 benchmarks/math_rules.py OUT [RUN_FOLDER]
 
 Runs ``suitegen run --profile nightly --std c++17 --arch sm_90 --rules 'math-*'`` with a fresh cache under OUT (or,
 given RUN_FOLDER, reads a run made before), then prints the machine, the wall time, the items, the inputs

@@ -1,0 +1,52 @@
+"""Module-check items (the math rules) share a module: one build for several rules, each check on its own kernel."""
+from dataclasses import replace
+
+import pytest
+
+from suitegen.engine import check_units
+from suitegen.model import Alone, Batched, Config, Std
+
+from conftest import needs_nvcc
+
+RULES = ["math-functions/sinf", "math-functions/cosf", "math-functions/tanf"]
+
+
+@pytest.fixture(scope="module")
+def session():
+    from suitegen.engine import session as engine
+    from suitegen.engine import unit_kinds  # noqa: F401 - every unit kind registered
+    from suitegen.engine.options import RunOptions
+    return engine.open_session(RunOptions(rules=RULES, no_exec=True))
+
+
+def defaults(session):
+    return [c for c in session.cases if c.variant.name == "run-default"]
+
+
+def test_only_device_code_with_a_check_shares(session):
+    sinf = defaults(session)[0]
+    assert check_units.shares(sinf)
+    assert not check_units.shares(replace(sinf, files={"main.cu": "#include <cmath>\n" + sinf.files["main.cu"]}))
+    assert not check_units.shares(replace(sinf, variant=replace(sinf.variant, check=None)))
+    text = check_units.shared_source(defaults(session), ["sg_math"] * 3)
+    assert text.count("#define sg_math sg_math_") == 3 and '#line 1 "sg_b2/main.cu"' in text
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_a_shared_module_judges_as_builds_alone_do_and_a_member_that_breaks_it_goes_alone(session):
+    from suitegen.engine.item import run_all, units
+    cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
+    cases = defaults(session)
+    (unit,) = units([(c, cfg) for c in cases])
+    assert unit.kind == "module-check" and len(unit.cases) == 3
+    shared = {r.rule: r for r in run_all(session, unit)}
+    assert all(isinstance(r.batch, Batched) and r.batch.id.startswith("checks-") for r in shared.values())
+    alone = {r.rule: r for u in units([(c, cfg) for c in cases], batching=False) for r in run_all(session, u)}
+    assert {k: r.verdict for k, r in shared.items()} == {k: r.verdict for k, r in alone.items()}
+    broken = replace(cases[1], files={"main.cu": cases[1].files["main.cu"] + "\nnot C++;\n"})
+    (unit,) = units([(c, cfg) for c in (cases[0], broken, cases[2])])
+    recs = {r.rule: r for r in run_all(session, unit)}
+    assert all(isinstance(r.batch, Alone) for r in recs.values()), "no member judged from a build that failed"
+    assert recs[broken.rule.id].verdict.value == "FAIL" and "rejected" in recs[broken.rule.id].reason
+    assert recs[cases[0].rule.id].verdict == shared[cases[0].rule.id].verdict
