@@ -50,3 +50,17 @@ def test_a_shared_module_judges_as_builds_alone_do_and_a_member_that_breaks_it_g
     assert all(isinstance(r.batch, Alone) for r in recs.values()), "no member judged from a build that failed"
     assert recs[broken.rule.id].verdict.value == "FAIL" and "rejected" in recs[broken.rule.id].reason
     assert recs[cases[0].rule.id].verdict == shared[cases[0].rule.id].verdict
+
+
+def test_a_profiles_checks_table_reaches_each_check(session):
+    from dataclasses import replace as with_
+    sinf = defaults(session)[0]
+    assert session.check(sinf).spec.samples == 1 << 16, "the rule's own"
+    assert with_(session, checks=(("samples", 64),)).check(sinf).spec.samples == 64
+
+
+def test_the_quick_and_default_profiles_check_fewer_inputs_than_nightly():
+    from suitegen.engine import matrix
+    profiles = matrix.load_profiles()
+    samples = {name: dict(p.checks).get("samples", 1 << 16) for name, p in profiles.items()}
+    assert samples["quick"] < samples["default"] < samples["nightly"] == 1 << 16

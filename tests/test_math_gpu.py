@@ -30,6 +30,8 @@ def test_math_rules_run_within_their_bounds(tmp_path):
     assert not [r for r in recs if r["verdict"] not in ("PASS", "XFAIL")], done.stdout[-3000:]
     ran = [r for r in recs if (r["execution"] or {}).get("status") == "passed"]
     assert len(ran) > 250 and all("largest error" in r["execution"]["detail"] for r in ran)
+    shared = [r for r in ran if (r.get("batch") or {}).get("id", "").startswith("checks-")]
+    assert len(shared) > 200, "the checks run on their kernels in modules shared by several rules"
 
 
 @pytest.mark.parametrize("fault,rules,flags,edit", [
