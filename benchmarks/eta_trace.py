@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from suitegen.engine import progress, run  # noqa: E402
+from suitegen.engine import progress  # noqa: E402
+from suitegen.qualification import run
 from suitegen.frontends import cli  # noqa: E402
 
 

@@ -20,7 +20,7 @@ def build(out: Path, repros: list[str]) -> None:
     from suitegen.compilers import registry
     from suitegen.compilers.modules import BASE_FLAGS
     from suitegen.compilers.toolchain import discover, probe
-    from suitegen.engine.triage import parse_reproducer
+    from suitegen.campaigns.triage import parse_reproducer
     tcs = {"13.0.88": discover()[0]}
     for name, entry in registry.load_registry().items():
         if name.startswith("nvcc-"):

@@ -156,7 +156,7 @@ def fake_artifacts(tmp_path_factory) -> Path:
 
 def batch_of(session, cases, config):
     """Judge cases of one config as one batch, its leftovers built alone (as the pytest plugin does)."""
-    from suitegen.engine.item import Unit, run_all
+    from suitegen.qualification.item import Unit, run_all
     return run_all(session, Unit(config=config, cases=tuple(cases)))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from suitegen.compilers import batch, members
-from suitegen.engine.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, expected_side, units
+from suitegen.qualification.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, expected_side, units
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
@@ -444,7 +444,7 @@ def test_a_batched_program_runs_its_members_in_one_process_and_only_passes_count
     its single build and run."""
     import dataclasses
 
-    from suitegen.engine import session as engine
+    from suitegen.qualification import session as engine
     from suitegen.engine.options import RunOptions
     from suitegen.execute.gpus import GpuPool
 
@@ -474,7 +474,7 @@ def test_a_batch_program_s_members_share_processes_until_the_program_fails_as_a_
                                                                                        processes, passed):
     from types import SimpleNamespace
 
-    from suitegen.engine import item
+    from suitegen.qualification import item
     from suitegen.judge.behaviour import AfterBuild
     from suitegen.model import ExecResult, ExecStatus
 
@@ -525,8 +525,8 @@ __global__ void k(int *p) { static int s = f{{ n }}(); *p = s; {{ CHECK }}
 def test_members_whose_error_stopped_a_batch_go_alone_at_once_in_later_batches(tmp_path):
     """cicc stops at the first of these errors: the first batch peels one member and leaves the others alone; the
     run's next batch sends such members alone without building them together first. Verdicts are the same."""
-    from suitegen.engine import session as engine
-    from suitegen.engine.item import STOPS
+    from suitegen.qualification import session as engine
+    from suitegen.qualification.item import STOPS
     from suitegen.engine.options import RunOptions
 
     from conftest import write_demo_oracle

@@ -4,7 +4,7 @@ import subprocess
 import pytest
 
 from suitegen.compilers.toolchain import ToolchainError
-from suitegen.engine.releases import bisect, boundaries, releases
+from suitegen.history.releases import bisect, boundaries, releases
 from suitegen.report.diff import Entry
 
 

@@ -3,7 +3,7 @@ from dataclasses import replace
 
 import pytest
 
-from suitegen.engine import check_units
+from suitegen.qualification import check_units
 from suitegen.model import Alone, Batched, Config, Std
 
 from conftest import needs_nvcc
@@ -13,8 +13,8 @@ RULES = ["math-functions/sinf", "math-functions/cosf", "math-functions/tanf"]
 
 @pytest.fixture(scope="module")
 def session():
-    from suitegen.engine import session as engine
-    from suitegen.engine import unit_kinds  # noqa: F401 - every unit kind registered
+    from suitegen.qualification import session as engine
+    from suitegen.qualification import unit_kinds  # noqa: F401 - every unit kind registered
     from suitegen.engine.options import RunOptions
     return engine.open_session(RunOptions(rules=RULES, no_exec=True))
 
@@ -35,7 +35,7 @@ def test_only_device_code_with_a_check_shares(session):
 @needs_nvcc
 @pytest.mark.nvcc
 def test_a_shared_module_judges_as_builds_alone_do_and_a_member_that_breaks_it_goes_alone(session):
-    from suitegen.engine.item import run_all, units
+    from suitegen.qualification.item import run_all, units
     cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
     cases = defaults(session)
     (unit,) = units([(c, cfg) for c in cases])

@@ -22,3 +22,30 @@ def test_every_relative_link_of_the_docs_leads_to_a_file():
             if not (path.parent / target).exists():
                 broken.append(f"{path.relative_to(REPO)}: {target}")
     assert not broken, broken
+
+
+def test_the_layouts_tree_names_every_package_and_module():
+    """docs/layout.md's tree follows the code: each folder of the package is an entry, and names each of its
+    modules."""
+    text = (REPO / "docs" / "layout.md").read_text()
+    entries = dict(re.findall(r"^  (\w+)/ +(.*(?:\n {18}.*)*)", text, re.M))
+    missing = []
+    for folder in sorted(p for p in (REPO / "suitegen").iterdir() if (p / "__init__.py").exists()):
+        described = entries.get(folder.name)
+        if described is None:
+            missing.append(f"{folder.name}/ (no entry)")
+            continue
+        missing += [f"{folder.name}/{m.stem}" for m in sorted(folder.glob("*.py"))
+                    if m.stem != "__init__" and not re.search(rf"\b{m.stem}\b", described)]
+    assert not missing, "docs/layout.md does not name: " + ", ".join(missing)
+
+
+def test_the_route_names_modules_that_exist():
+    """docs/running.md's route of one item names the modules the code has."""
+    text = (REPO / "docs" / "running.md").read_text()
+    route = text[text.index("## One item's route through the code"):]
+    route = route[:route.index("\n## ", 4)] if "\n## " in route[4:] else route
+    named = set(re.findall(r"`(\w+)/(\w+)`", route))
+    assert len(named) >= 8
+    gone = [f"{a}/{b}" for a, b in sorted(named) if not (REPO / "suitegen" / a / f"{b}.py").exists()]
+    assert not gone, gone

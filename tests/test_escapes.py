@@ -8,7 +8,7 @@ import sys
 import pytest
 from junitparser import JUnitXml
 
-from suitegen.engine.session import probe_toolchains
+from suitegen.qualification.session import probe_toolchains
 from suitegen.frontends.cli import main
 from suitegen.model import Observed, Outcome, Verdict
 from suitegen.report.repro import write_repro

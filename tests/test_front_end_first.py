@@ -88,7 +88,7 @@ def test_a_short_build_runs_the_full_build_s_front_end_stages_and_stands_only_wh
     import subprocess
 
     from suitegen.compilers import backends, nvcc_stages
-    from suitegen.engine.session import probe_toolchains
+    from suitegen.qualification.session import probe_toolchains
     from suitegen.model import Config, Mode, Std
 
     (toolchain,) = probe_toolchains()

@@ -11,7 +11,7 @@ import pytest
 from suitegen.cases.render import Renderer
 from suitegen.compilers import batch, modules
 from suitegen.compilers.toolchain import probe
-from suitegen.engine import fuzz, triage
+from suitegen.campaigns import fuzz, triage
 from test_nvrtc import nvrtc_lib  # noqa: F401 (the real NVRTC library, installed once)
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
@@ -181,7 +181,7 @@ def test_nvrtc_builds_generated_programs_and_refuses_builds_it_cannot_make(tmp_p
 def test_a_crash_finding_is_bisected_over_releases(tmp_path, fake_nvcc):
     """engine.releases' run callback over two 'releases': one compiler crashes on the reproducer, the next one
     builds it; the boundary between them is reported."""
-    from suitegen.engine import releases as bisect
+    from suitegen.history import releases as bisect
     crashing = fake_nvcc("kill -SEGV $$", probe=False)
     fixed = fake_nvcc(f'exec {shutil.which("nvcc")} "$@"', probe=False)
     finding = {"kind": "crash", "bucket": "b1", "build": "cicc-O0", "failing": ["cicc-O0"],
@@ -261,7 +261,7 @@ def test_a_confirmed_finding_becomes_an_oracle_case_counted_apart_from_the_guide
     """``fuzz --save``: the rule, its template (the reproducer, reporting as runtime cases do) and its deviation
     load with the oracle; the trace lists it apart from the guide's statements."""
     from suitegen import resources
-    from suitegen.engine import regression
+    from suitegen.campaigns import regression
     from suitegen.oracle import loader, statements
     from suitegen.synth import emit, populate, reduce
     oracle, templates = tmp_path / "oracle", tmp_path / "templates"

@@ -15,12 +15,12 @@ from test_fuzz import HOST_ONLY, fuzz_cli, needs_gxx
 from test_stop import alive, wait_for
 from suitegen.compilers import modules
 from suitegen.compilers.toolchain import probe
-from suitegen.engine import fuzz, triage
+from suitegen.campaigns import fuzz, triage
 
 FILER = """
 import sys, time
 from pathlib import Path
-from suitegen.engine import triage
+from suitegen.campaigns import triage
 db, who = Path(sys.argv[1]), sys.argv[2]
 (db.parent / f"ready-{who}").touch()
 while len(list(db.parent.glob("ready-*"))) < 2:  # both start filing together

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.engine import generated, matrix, options, session as engine
+from suitegen.engine import generated, matrix, options
+from suitegen.qualification import session as engine
 from suitegen.engine.options import RunOptions
 from suitegen.model import CorpusSpec, Std, UsageError
 from suitegen.synth import corpus, emit, populate, reduce

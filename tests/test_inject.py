@@ -6,7 +6,7 @@ import pytest
 
 from conftest import needs_nvcc
 from suitegen import procs
-from suitegen.engine import invalid
+from suitegen.campaigns import invalid
 from suitegen.oracle import loader
 from suitegen.synth import emit, inject, populate
 

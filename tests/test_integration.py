@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from suitegen.engine import matrix
-from suitegen.engine import session as engine
-from suitegen.engine.item import run_one
+from suitegen.qualification import session as engine
+from suitegen.qualification.item import run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.model import Verdict
 from suitegen.oracle import loader

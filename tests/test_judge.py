@@ -2,7 +2,7 @@
 import pytest
 
 from suitegen import hooks
-from suitegen.engine.facts import given, make_env
+from suitegen.qualification.facts import given, make_env
 from suitegen.judge.verdicts import Given, prepare, verdict
 from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome, Phase,
                             Rule, Std, Toolchain, Variant, Verdict)

@@ -6,7 +6,8 @@ from conftest import REPO
 
 # Earlier stages never import later ones. The base modules (data types, hook registry, packaged
 # inputs, child processes) are shared by all.
-STAGES = ["base", "oracle", "cases", "synth", "compilers", "execute", "judge", "report", "engine", "frontends"]
+STAGES = ["base", "oracle", "cases", "synth", "compilers", "execute", "judge", "report", "engine", "history", "campaigns",
+          "qualification", "frontends"]
 BASE = {"suitegen", "suitegen.model", "suitegen.hooks", "suitegen.resources", "suitegen.procs",
         "suitegen.__main__"}
 
@@ -63,7 +64,7 @@ def test_the_plugin_imports_nothing_heavy_when_unused():
     import subprocess
     import sys
     code = ("import sys, suitegen.frontends.plugin; "
-            "heavy = [m for m in ('hypothesis', 'jinja2', 'junitparser', 'suitegen.engine.session') if m in sys.modules]; "
+            "heavy = [m for m in ('hypothesis', 'jinja2', 'junitparser', 'suitegen.qualification.session') if m in sys.modules]; "
             "print(heavy); sys.exit(1 if heavy else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -13,8 +13,8 @@ import pytest
 
 from suitegen.compilers import cache
 from suitegen.compilers.compile import MODULE, compile_case
-from suitegen.engine import session as engine
-from suitegen.engine.item import run_one
+from suitegen.qualification import session as engine
+from suitegen.qualification.item import run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuPool

@@ -40,7 +40,7 @@ def test_arch_flags():
 
 def test_flagset_scope_filters_the_plan(fake_nvcc):
     from suitegen.compilers import toolchain
-    from suitegen.engine import session as engine
+    from suitegen.qualification import session as engine
     from suitegen.model import Case, Expect, Expectation, Rule, Variant
     tc = toolchain.probe(str(fake_nvcc("exit 0")))
     prof = Profile(name="p", stds=("c++17",), archs=("sm_90",),

@@ -12,8 +12,8 @@ import pytest
 from suitegen.compilers import compile as build
 from suitegen.compilers import nvrtc, registry
 from suitegen.compilers.toolchain import ToolchainError, probe
-from suitegen.engine import session as engine
-from suitegen.engine.item import run_one
+from suitegen.qualification import session as engine
+from suitegen.qualification.item import run_one
 from suitegen.engine.options import RunOptions
 from suitegen.execute.gpus import detect_gpu
 from suitegen.execute.images import module_targets
@@ -134,7 +134,7 @@ def test_deviations_belong_to_one_compiler(tmp_path, session):
     devs += loader.load_deviations(root / "deviations" / "x" / "nvcc.toml", {rule: "x"})
     case = _case(session, rule, "neg-device-local")
     (nv,) = session.toolchains
-    from suitegen.engine.facts import make_env
+    from suitegen.qualification.facts import make_env
     from suitegen.judge.deviations import covering
     env_rtc = make_env(_config(session), case, session.features[nv.fingerprint])
     env_cc = dataclasses.replace(env_rtc, features=env_rtc.features - {"nvrtc"}, compiler=Compiler.NVCC)

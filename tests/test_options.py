@@ -125,7 +125,7 @@ def test_a_usage_error_is_one_line_and_a_bug_is_a_traceback(monkeypatch, tmp_pat
 
 
 def test_a_resumed_run_gets_back_every_option_it_does_not_give_again():
-    from suitegen.engine.run import RunSpec
+    from suitegen.qualification.run import RunSpec
     first = RunSpec(options=options.RunOptions(nvcc=("clang++-22",), builds_from="store", std=("c++17",), timeout=30.0),
                     shard="1/2", out="r")
     saved = {"spec": first.to_json()}

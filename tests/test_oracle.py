@@ -145,7 +145,7 @@ def test_deviation_needs_a_toolchain_range(mini_oracle):
 
 def _all_cases():
     from suitegen.engine import options
-    from suitegen.engine.session import load_cases
+    from suitegen.qualification.session import load_cases
     from suitegen.frontends.cli import build_parser
     return load_cases(options.from_namespace(build_parser().parse_args(["rules"])))[1]
 

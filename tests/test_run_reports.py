@@ -253,7 +253,7 @@ def test_reports_say_how_a_run_went_from_its_run_json():
 
 
 def test_a_resume_of_a_run_from_before_legs_keeps_its_first_leg():
-    from suitegen.engine.run import _legs
+    from suitegen.qualification.run import _legs
     old = {"started": "t0", "finished": "t1", "wall_seconds": 9.5, "items_this_run": 40, "stopped_by": "SIGTERM"}
     assert _legs(old) == [{"started": "t0", "finished": "t1", "wall_seconds": 9.5, "items": 40,
                            "stopped_by": "SIGTERM"}]

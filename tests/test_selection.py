@@ -3,7 +3,7 @@ rule, in every section that has one (and says so); the CLI and the pytest plugin
 
 import pytest
 
-from suitegen.engine.session import SelectionError, selection
+from suitegen.qualification.session import SelectionError, selection
 from suitegen.frontends.cli import main
 from suitegen.oracle import loader
 

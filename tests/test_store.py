@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from suitegen.engine import record
+from suitegen.qualification import record
 from suitegen.model import Diagnostic, ExecResult, ExecStatus, Observed, Outcome, Phase, Record, Verdict
 from suitegen.oracle import loader
 from suitegen.report import diff

@@ -11,10 +11,10 @@ from suitegen.compilers.compile import compile_case, front_end_build
 from suitegen.compilers.diagnostics import parse
 from suitegen.model import fixed_words
 from suitegen.engine import hook_modules  # noqa: F401 - hooks registered before the oracle loads
-from suitegen.engine import record
+from suitegen.qualification import record
 from suitegen.frontends.cli import main
 from suitegen.judge.deviations import shows_in_build
-from suitegen.engine.facts import make_env
+from suitegen.qualification.facts import make_env
 from suitegen.judge.verdicts import Twin, dialect_twin, prepare, program_twin, verdict
 from suitegen.model import (Case, Deviation, Diagnostic, Expect, Expectation, Observed, Outcome, Phase, Rule, Std,
                             Variant, Verdict, section_family)
@@ -190,7 +190,7 @@ def test_the_two_front_end_deviations_name_the_stage_of_the_items_own_command(tm
     """cudafe++ stops ``nvcc -c`` on both; only a build up to the device front end (``nvcc -ptx``) sees cicc."""
     from suitegen.cases.render import Renderer
     from suitegen.engine.options import RunOptions, resolve_profile
-    from suitegen.engine.session import configs_for, open_session
+    from suitegen.qualification.session import configs_for, open_session
     session = open_session(RunOptions(rules=("cxx17-features/inheriting-constructors-respecified",),
                                       std=("c++17",), arch=("sm_90",), no_cache=True))
     try:

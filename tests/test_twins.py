@@ -66,9 +66,9 @@ def test_twins_are_built_in_one_batch_and_judge_as_single_twins_do(tmp_path, mon
 def test_a_batch_whose_twins_no_run_planned_builds_them_together(tmp_path, monkeypatch):
     """The pytest plugin runs units without a run's twin batches: a batch of diagnose items builds their twins
     in one batch of its own, not one by one."""
-    from suitegen.engine.item import run_all, units
+    from suitegen.qualification.item import run_all, units
     from suitegen.engine.options import RunOptions, resolve_profile
-    from suitegen.engine.session import configs_for, open_session
+    from suitegen.qualification.session import configs_for, open_session
 
     orc, tpl = write_demo_oracle(tmp_path, 'section = "demo"\n' + "".join(RULE.format(n=n) for n in range(3)),
                                  {"spec.cu.j2": TEMPLATE})

@@ -6,8 +6,8 @@ import pytest
 
 from conftest import follows_the_guide, needs_nvcc
 from suitegen.engine import options
-from suitegen.engine.releases import bisect
-from suitegen.engine.run import RunSpec
+from suitegen.history.releases import bisect
+from suitegen.qualification.run import RunSpec
 from suitegen.frontends.cli import main
 from suitegen.model import UsageError
 

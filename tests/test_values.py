@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from suitegen.engine import session as engine
-from suitegen.engine.item import run_one
+from suitegen.qualification import session as engine
+from suitegen.qualification.item import run_one
 from suitegen.engine.options import RunOptions, resolve_profile
 from suitegen.execute.fatbin import FatbinRunner, value_kernels
 from suitegen.execute.gpus import GpuPool

@@ -7,7 +7,7 @@ import pytest
 
 from suitegen.compilers.compile import MODULE, cached_build
 from suitegen.compilers.nvcc import BACKEND, nvcc_argv
-from suitegen.engine.item import wider
+from suitegen.qualification.item import wider
 from suitegen.frontends.cli import main
 from suitegen.model import Config, Outcome, Std
 

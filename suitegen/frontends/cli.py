@@ -38,7 +38,7 @@ class Parser(argparse.ArgumentParser):
 
 def _fuzz_time(text: str) -> None:
     """Check a fuzz time (90, 90s, 10m, 1h: ``fuzz.parse_budget``): UsageError unless it is one, at least 0."""
-    from suitegen.engine.fuzz import parse_budget
+    from suitegen.campaigns.fuzz import parse_budget
     try:
         ok = parse_budget(text) >= 0
     except UsageError:
@@ -48,12 +48,12 @@ def _fuzz_time(text: str) -> None:
 
 
 def _release(text: str) -> None:
-    from suitegen.engine.releases import release
+    from suitegen.history.releases import release
     release(text)
 
 
 def _release_range(text: str) -> None:
-    from suitegen.engine.releases import parse_range
+    from suitegen.history.releases import parse_range
     parse_range(text)
 
 
@@ -237,22 +237,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(args) -> int:
-    from suitegen.engine.run import run_command as run
+    from suitegen.qualification.run import run_command as run
     return run(args)
 
 
 def fuzz_command(args) -> int:
-    from suitegen.engine.fuzz import fuzz_command as fuzz
+    from suitegen.campaigns.fuzz import fuzz_command as fuzz
     return fuzz(args)
 
 
 def explore_command(args) -> int:
-    from suitegen.engine.explore import explore_command as explore
+    from suitegen.qualification.explore import explore_command as explore
     return explore(args)
 
 
 def rules_command(args) -> int:
-    from suitegen.engine.session import load_cases
+    from suitegen.qualification.session import load_cases
     if args.hooks:
         return hooks_command(args)
     if args.format:
@@ -271,7 +271,7 @@ def rules_command(args) -> int:
               else trace_table(found, ids, later))
         return EXIT_OK if all(s.traced for s in found) else EXIT_FAIL
     if args.coverage:
-        from suitegen.engine.coverage import coverage, coverage_table
+        from suitegen.qualification.coverage import coverage, coverage_table
         rows = coverage(orc, cases, opts.nvcc, opts.profile or "default", opts.matrix)
         print(json.dumps(rows, indent=2) if args.json else coverage_table(rows))
         return EXIT_OK
@@ -320,7 +320,7 @@ def generate_command(args) -> int:
     from suitegen.compilers.backends import command
     from suitegen.cases.compose import DEFAULT_SEED, corpus
     from suitegen.cases.corpus import write_corpus
-    from suitegen.engine.session import configs_for, load_rules
+    from suitegen.qualification.session import configs_for, load_rules
     from suitegen.model import Toolchain
     start = time.monotonic()
     opts = options.from_namespace(args)
@@ -418,7 +418,7 @@ def _compared(name: str) -> tuple[list, str]:
 
 
 def deviations_command(args) -> int:
-    from suitegen.engine import record
+    from suitegen.qualification import record
     from suitegen.oracle import conditions
     conditions.parse(args.when)  # a typo fails here, not when the oracle loads
     records, label = load_results(args.run)
@@ -443,7 +443,7 @@ def history_command(args) -> int:
     """Collect the given runs (or run the profile over the toolchains) and write the support table."""
     from suitegen import resources
     from suitegen.compilers.registry import load_registry
-    from suitegen.engine.run import RunSpec, run
+    from suitegen.qualification.run import RunSpec, run
     from suitegen.oracle.loader import load
     from suitegen.report import history
     from suitegen.report.run_folder import new_run_id
@@ -482,8 +482,8 @@ def releases_command(args) -> int:
 
 def _bisect(pattern: str, low: str, high: str, std: str, arch: str, flags: str | None, out: Path) -> str:
     """Run the selected cases on every release from ``low`` to ``high``; return the report of its boundaries."""
-    from suitegen.engine.releases import bisect
-    from suitegen.engine.run import RunSpec, run
+    from suitegen.history.releases import bisect
+    from suitegen.qualification.run import RunSpec, run
 
     def run_release(name: str, folder: Path) -> list[Record]:
         opts = options.RunOptions(nvcc=(name,), rules=(pattern,), std=(std,), arch=(arch,),

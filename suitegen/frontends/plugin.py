@@ -121,7 +121,7 @@ def pytest_collection_modifyitems(session, config, items):
     patterns = config.getoption("suitegen_rules", None) if _active(config) else None
     if not patterns:
         return
-    from suitegen.engine.session import SelectionError, selection
+    from suitegen.qualification.session import SelectionError, selection
     try:
         _, config._suitegen_notes = selection(list(config.__dict__.get("_suitegen_rules_seen", {}).values()),
                                               patterns)
@@ -155,8 +155,8 @@ def _session(config):
 
     from suitegen import resources
     from suitegen.compilers.toolchain import ToolchainError
-    from suitegen.engine import unit_kinds  # noqa: F401 - every unit kind registered before units are formed
-    from suitegen.engine.session import open_session
+    from suitegen.qualification import unit_kinds  # noqa: F401 - every unit kind registered before units are formed
+    from suitegen.qualification.session import open_session
     from suitegen.oracle.loader import OracleError
     session = getattr(config, "_suitegen_session", None)
     if session is None:
@@ -175,7 +175,7 @@ def _session(config):
 def _configs(config, base) -> list:
     """Return the configs of this session's matrix on ``base`` (a corpus's own matrix; None: the profile's), planned
     once per base; a bad -std or arch is a usage error."""
-    from suitegen.engine.session import configs_for
+    from suitegen.qualification.session import configs_for
     planned = config.__dict__.setdefault("_suitegen_configs", {})
     if base not in planned:
         session = _session(config)
@@ -194,8 +194,8 @@ class _SuiteFile(pytest.File):
         return None
 
     def collect(self):
-        from suitegen.engine.item import batch_id, units
-        from suitegen.engine.session import item_name, plan, rule_matches
+        from suitegen.qualification.item import batch_id, units
+        from suitegen.qualification.session import item_name, plan, rule_matches
         session = _session(self.config)
         found = self._cases()
         # every rule collected, for the check that each --suitegen-rules pattern matched one of them
@@ -242,7 +242,7 @@ class GeneratedFile(_SuiteFile):
     oracle folder's sections.toml: its injected programs and its programs, as ``suitegen run`` has them."""
 
     def _cases(self):
-        from suitegen.engine.session import corpus_cases
+        from suitegen.qualification.session import corpus_cases
         session = _session(self.config)
         corpus = options.resolve_profile(session.options).generated
         return corpus_cases(session.options, session.oracle, corpus) if corpus else []
@@ -282,7 +282,7 @@ class SuitegenItem(pytest.Item):
 
     def _record(self, session):
         """Return this item's record: built alone, or taken from its batch (built once per process)."""
-        from suitegen.engine.item import run_all, run_one
+        from suitegen.qualification.item import run_all, run_one
         if self.unit is None:
             return run_one(session, self.case, self.cfg)
         done = self.config.__dict__.setdefault("_suitegen_batches", {})

@@ -19,9 +19,9 @@ from typing import Sequence
 
 from suitegen.compilers import backends, cache
 from suitegen.compilers.compile import compile_case
-from suitegen.engine.facts import behaviour
-from suitegen.engine.item import TRUSTED_FROM_BATCH, Done, Unit, _observed, batch_id, settled, unit_kind
-from suitegen.engine.session import Session, now
+from suitegen.qualification.facts import behaviour
+from suitegen.qualification.item import TRUSTED_FROM_BATCH, Done, Unit, _observed, batch_id, settled, unit_kind
+from suitegen.qualification.session import Session, now
 from suitegen.execute.checks import Renamed
 from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.verdicts import verdict

@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 from suitegen import procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
-from suitegen.engine import triage
+from suitegen.campaigns import triage
 from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
@@ -649,7 +649,7 @@ def saved_findings(out: Path) -> list[dict] | None:
 def invalid_command(args) -> int:
     """``suitegen fuzz --invalid N``: violations of oracle rules injected in context, judged by the real nvcc."""
     from suitegen.compilers import registry, toolchain
-    from suitegen.engine import invalid
+    from suitegen.campaigns import invalid
     nvcc = registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0])
     out = Path(args.out or triage.DATABASE.parent / f"invalid-{args.seed}")
     out.mkdir(parents=True, exist_ok=True)
@@ -669,7 +669,7 @@ def save_command(args) -> int:
     """``suitegen fuzz --save BUCKET``: keep a campaign's confirmed findings as oracle cases."""
     import datetime
     from suitegen import resources
-    from suitegen.engine import regression
+    from suitegen.campaigns import regression
     from suitegen.oracle import loader
     out = _folder(args)
     saved = saved_findings(out)
@@ -738,7 +738,7 @@ def releases_command(args) -> int:
     """``suitegen fuzz --releases LOW..HIGH``: where each finding of a campaign appears and disappears, over
     every nvcc release in the range (installed as ``toolchain add`` does), through ``engine.releases``."""
     from suitegen.compilers import registry, toolchain
-    from suitegen.engine import releases as bisect
+    from suitegen.history import releases as bisect
     from suitegen.execute.gpus import GpuPool, detect_gpu
     low, _, high = args.releases.partition("..")
     out = _folder(args)

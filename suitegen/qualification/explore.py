@@ -18,8 +18,8 @@ from hypothesis.errors import Unsatisfiable
 from suitegen import resources
 from suitegen.cases.compose import drawn_variant, generative
 from suitegen.engine import options
-from suitegen.engine.item import run_one
-from suitegen.engine.session import configs_for, load_rules, open_session
+from suitegen.qualification.item import run_one
+from suitegen.qualification.session import configs_for, load_rules, open_session
 from suitegen.model import Record, Verdict
 from suitegen.report.repro import write_repro
 from suitegen.report.run_folder import case_entry, new_run_id

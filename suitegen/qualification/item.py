@@ -14,11 +14,11 @@ from suitegen.cases.render import Renderer
 from suitegen.compilers import backends, batch
 from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build, stopped_at_front_end
 from suitegen.engine.scheduler import Scheduler
-from suitegen.engine.session import Session, item_name, now
+from suitegen.qualification.session import Session, item_name, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
-from suitegen.engine.facts import behaviour, make_env, prepared, unsupported_here
+from suitegen.qualification.facts import behaviour, make_env, prepared, unsupported_here
 from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.deviations import covering
 from suitegen.judge.verdicts import (NEGATIVE, Preparation, Twin, dialect_twin, expectation_for, program_twin,

@@ -16,12 +16,13 @@ from functools import partial
 from pathlib import Path
 
 from suitegen import __version__, procs, resources
-from suitegen.engine import options, unit_kinds  # noqa: F401 - unit_kinds registers every unit kind
-from suitegen.engine.item import builds_programs, safe_run_unit, several_targets, twin_units, units
+from suitegen.engine import options
+from suitegen.qualification import unit_kinds  # noqa: F401 - unit_kinds registers every unit kind
+from suitegen.qualification.item import builds_programs, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
-from suitegen.engine.session import Session, configs_for, item_name, now, open_session, plan
+from suitegen.qualification.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import SCHEMA, UsageError, digest
 from suitegen.report.outputs import Reports
 from suitegen.report.run_folder import (CASES, META, RESULTS, ResultsFile, RunLock, case_entry, find_run, new_run_id,
@@ -90,7 +91,7 @@ def _corpus_cases(spec: RunSpec):
     if not spec.corpus:
         return None, None
     from suitegen.cases.corpus import MANIFEST, read_corpus, read_corpus_profile
-    from suitegen.engine.session import select_rules
+    from suitegen.qualification.session import select_rules
     opts = spec.options
     manifest = Path(spec.corpus) / MANIFEST
     if not manifest.exists():
@@ -219,7 +220,8 @@ def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:
 def _triage(session: Session, results: ResultsFile, folder: Path, run_id: str, jobs: int) -> bool:
     """Triage the run's wrong generated programs within ``--reduce-budget`` (``run_findings``); append the XFAIL
     records of those a known finding explains. Return whether any program was triaged."""
-    from suitegen.engine import run_findings, triage
+    from suitegen.qualification import run_findings
+    from suitegen.campaigns import triage
     opts = session.options
     records = results.read()
     if not opts.reduce_budget or not any(run_findings.triaged(r) for r in records):

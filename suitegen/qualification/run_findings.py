@@ -18,7 +18,7 @@ from typing import Callable
 
 from suitegen import procs
 from suitegen.compilers.modules import DeviceBuild, target_build
-from suitegen.engine import triage
+from suitegen.campaigns import triage
 from suitegen.model import GENERATED_RULE, DeviationRef, Outcome, Record, Toolchain, Verdict
 from suitegen.report.repro import TRIAGED, folder_name
 from suitegen.synth import corpus
@@ -30,7 +30,7 @@ def builds_for(record: Record) -> list[DeviceBuild]:
     """Return the builds that triage a generated item: its config's own (named as the campaign names a build
     with those flags, ``fuzz.BUILDS``, so buckets line up with campaigns'; else ``run``), then the campaign's
     others at the config's -std and arch."""
-    from suitegen.engine.fuzz import BUILDS
+    from suitegen.campaigns.fuzz import BUILDS
     cfg = record.config
     mine = target_build("run", cfg.arch.split("+")[-1], cfg.std, (*cfg.flags, *cfg.case_flags))  # its last target
     own = "ptx-jit" if mine.output == "ptx" else next(
@@ -69,7 +69,7 @@ def triage_run(records: list[Record], toolchains: list[Toolchain], runner, db_pa
     """Triage a run's wrong generated programs (each program once, in record order) within ``budget`` seconds;
     return the XFAIL records of those a known finding explains. Each finding is kept in
     ``TRIAGED/<item>/finding.json`` (and its reproducer as ``reduced.cu``) and filed in the database."""
-    from suitegen.engine.fuzz import Campaign, Options
+    from suitegen.campaigns.fuzz import Campaign, Options
     todo, seen = [], set()
     for r in records:
         if triaged(r) and r.rule not in seen:

@@ -6,8 +6,8 @@ from typing import Sequence
 from suitegen.compilers.features import machine_features
 from suitegen.compilers.toolchain import ToolchainError
 from suitegen.engine import matrix
-from suitegen.engine.facts import make_env, unsupported_here
-from suitegen.engine.session import configs_for, probe_toolchains
+from suitegen.qualification.facts import make_env, unsupported_here
+from suitegen.qualification.session import configs_for, probe_toolchains
 from suitegen.execute.gpus import detect_gpu
 from suitegen.judge.behaviour import Check, planned
 from suitegen.model import Case, Expect

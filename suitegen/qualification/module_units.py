@@ -16,9 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen.compilers import backends, cache, modules
-from suitegen.engine.facts import behaviour
-from suitegen.engine.item import Done, Unit, _observed, settled, unit_kind
-from suitegen.engine.session import Session, now
+from suitegen.qualification.facts import behaviour
+from suitegen.qualification.item import Done, Unit, _observed, settled, unit_kind
+from suitegen.qualification.session import Session, now
 from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
 from suitegen.synth import emit
