@@ -27,7 +27,9 @@ from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Case, Mode, Record, Verdict, member_file, member_name
 
-SIZE = 16  # members of one module: its build's fixed cost shared, the run's 16 threads still busy with the math rules
+# Members of one module: its build's fixed cost shared, and units enough that a run's threads share the checks (16
+# left the math rules alone on an H200 at 18 units for 16 threads, their last two checked one after another).
+SIZE = 4
 PREPROCESSOR = re.compile(r"^\s*#", re.M)
 
 
@@ -62,7 +64,7 @@ def run_check_unit(session: Session, unit: Unit) -> Done:
     preps, records, todo = settled(session, unit.cases, config, started)
     if not todo:
         return Done(records=records)
-    checks = [session.check(c) for c in todo]
+    checks = [session.check(c, preps[c.key].env) for c in todo]
     kernels = [check.kernel for check in checks]
     first = todo[0]
     shared = replace(first, files={first.main_file: shared_source(todo, kernels)}, violation_line=None)

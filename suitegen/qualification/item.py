@@ -266,8 +266,9 @@ class Built:
     member: int | None = None
 
 
-def _after(session: Session, case: Case, config: Config, after: AfterBuild, built: Built) -> ExecResult | None:
+def _after(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult | None:
     """Run what the item's plan says runs after its accepted build (one runner per ``AfterBuild``)."""
+    after = prep.after
     if after is AfterBuild.LOAD:
         return _device_check(session, built.module, after, built.member, None)
     if after is AfterBuild.DEVICE_VALUE:
@@ -276,7 +277,7 @@ def _after(session: Session, case: Case, config: Config, after: AfterBuild, buil
         return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
                             {case.key: case.variant.value})[case.key]
     if after is AfterBuild.MODULE_CHECK:
-        return session.fatbin.run(built.product, session.check(case))
+        return session.fatbin.run(built.product, session.check(case, prep.env))
     if after is AfterBuild.PROGRAM:
         args = () if built.member is None else (str(built.member),)
         return _run_program(session, built.product, built.product.parent, args)
@@ -329,7 +330,7 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
                                       image=prep.after in NEEDS_MODULE)
             if result.outcome.accepted:
                 built = Built(module=folder / MODULE, product=backends.output_path(case, config, folder))
-                execution = _after(session, case, config, prep.after, built)
+                execution = _after(session, case, config, prep, built)
     twin = _twin(session, case, config, prep) if result is not None else None
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
@@ -494,11 +495,11 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
             if member.result.outcome.accepted:
                 if after is AfterBuild.LOAD:
                     if member.built.module not in loaded:
-                        loaded[member.built.module] = _after(session, case, config, after, member.built)
+                        loaded[member.built.module] = _after(session, case, config, prep, member.built)
                     execution = loaded[member.built.module]
                 else:
                     execution = (hosted.get(case.key) or valued.get(case.key) or grouped.get(case.key)
-                                 or _after(session, case, config, after, member.built))
+                                 or _after(session, case, config, prep, member.built))
             judgement = verdict(prep, case, member.result, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped, twin=_twin(session, case, config, prep))
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
