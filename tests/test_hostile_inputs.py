@@ -202,6 +202,8 @@ def test_a_costly_search_runs_apart_and_still_answers(short_searches):
     assert fields.search_cost("a.*a.*a.*Q", len(text)) > fields.MATCH_BUDGET
     assert fields.search("a.*a.*a.*Q", text + "Q") and not fields.search("a.*a.*a.*Q", text + "R")
     assert fields.search("long double", "type long double is not supported", re.I)
+    # the flags reach the child as a number (re.I's str() is "re.IGNORECASE", which no child could read)
+    assert fields.search("A.*A.*A.*q", text + "Q", re.I) and not fields.search("A.*A.*A.*q", text + "R", re.I)
 
 
 def test_a_search_that_never_ends_is_bounded_and_no_match(short_searches):

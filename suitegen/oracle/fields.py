@@ -214,7 +214,7 @@ def search(pattern: str, text: str, flags: int = 0) -> bool:
     with tempfile.TemporaryDirectory(prefix="sg-search-") as folder:
         path = Path(folder) / "text"
         path.write_text(text, encoding="utf-8")
-        done = procs.run([sys.executable, "-I", "-S", "-c", SEARCH_CHILD, pattern, str(flags), str(path)],
+        done = procs.run([sys.executable, "-I", "-S", "-c", SEARCH_CHILD, pattern, str(int(flags)), str(path)],
                          timeout=MATCH_SECONDS, cwd=folder)
     return done.returncode == 0
 
