@@ -335,7 +335,7 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
     return behaviour(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
-                                    execution=execution, observed_config=_observed(session, prep, case, config)), case)
+                               execution=execution, observed_config=_observed(session, prep, case, config)), case)
 
 
 def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:

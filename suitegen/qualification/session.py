@@ -206,7 +206,8 @@ def corpus_cases(opts: RunOptions, orc, corpus: CorpusSpec) -> list[Case]:
     def picked(rule) -> bool:
         return not opts.rules or any(rule_matches(rule, p) for p in opts.rules)
     invalid, programs = _corpus_rules(orc, corpus)
-    return [*(c for c in invalid if picked(c.rule)), *_drawn(opts, corpus, [i for i, r in programs.items() if picked(r)])]
+    drawn = _drawn(opts, corpus, [i for i, rule in programs.items() if picked(rule)])
+    return [*(c for c in invalid if picked(c.rule)), *drawn]
 
 
 def _drawn(opts: RunOptions, corpus: CorpusSpec | None, programs: list[int]) -> list[Case]:
