@@ -49,3 +49,14 @@ def test_the_route_names_modules_that_exist():
     assert len(named) >= 8
     gone = [f"{a}/{b}" for a, b in sorted(named) if not (REPO / "suitegen" / a / f"{b}.py").exists()]
     assert not gone, gone
+
+
+def test_the_current_edition_inventory_names_every_oracle_section():
+    """docs/current-edition.md maps the current edition's subsections to the oracle's sections; each key of
+    oracle/sections.toml appears there at least once."""
+    import tomllib
+
+    keys = tomllib.loads((REPO / "oracle" / "sections.toml").read_text())["sections"]
+    text = (REPO / "docs" / "current-edition.md").read_text()
+    missing = [key for key in keys if not re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", text)]
+    assert not missing, "docs/current-edition.md does not name: " + ", ".join(missing)

@@ -172,3 +172,32 @@ def test_reports_kept_as_records_come_are_those_made_from_the_file(run_folder, t
     for name in ("junit.xml", "summary.json", "index.html"):
         assert (kept / name).read_bytes() == (run_folder / name).read_bytes(), name
     assert sorted(p.name for p in (kept / "repro").iterdir()) == sorted(p.name for p in (run_folder / "repro").iterdir())
+
+
+def test_the_page_tables_each_math_checks_largest_error_beside_its_bound(run_folder):
+    """A math check's run detail (``checks.SUMMARY``) becomes a row of the page's accuracy table, past the bound
+    and nearest the bound first; a run of anything else adds none."""
+    from suitegen.execute.checks import SUMMARY
+    from suitegen.model import ExecResult, ExecStatus, Verdict
+    from suitegen.oracle import loader
+    from suitegen.report import page
+    from suitegen.report.run_folder import read_cases, read_records
+    from suitegen.report.summary import summarize
+    base = next(iter(read_records(run_folder / "results.jsonl")))
+
+    def math(case, found, bound, verdict="PASS"):
+        run = ExecResult(status=ExecStatus.PASSED, exit_code=0, duration=0.1, output="", gpu="GPU 0", command=(),
+                         detail=SUMMARY.format(found=found, bound=bound, checked=1000, n=1083))
+        return replace(base, case_id=case, case_key=case, execution=run, verdict=Verdict(verdict))
+    records = [base, math("math-functions/sinf[run-default]", "1 ulp", "2 ulp"),
+               math("math-functions/hypot[run-default]", "inf ulp", "2 ulp", "XFAIL"),
+               math("math-intrinsics/cosf[run-default]", "absolute 3.5e-07", "absolute 3.589e-07"),
+               math("math-intrinsics/fadd_rn[run-default]", "0 ulp", "0 ulp")]
+    rows = page._accuracy(records)
+    assert [r["case"].split("/")[1] for r in rows] == ["hypot[run-default]", "cosf[run-default]",
+                                                       "sinf[run-default]", "fadd_rn[run-default]"]
+    assert [r["share"] for r in rows] == ["past the bound", "98%", "50%", "0%"]
+    html = page.render(records, summarize(records), read_cases(run_folder), loader.load().sections)
+    assert "Math functions: the largest error found" in html and "1,000 of 1,083" in html
+    assert "largest error found" not in page.render([base], summarize([base]), read_cases(run_folder),
+                                                     loader.load().sections)

@@ -173,6 +173,25 @@ def test_reduction_keeps_what_the_test_asks_for_and_never_adds_undefined_behavio
     assert reduce.size(small.body) + reduce.size(small.funcs) <= 12 < reduce.size(p.body)
 
 
+def test_reduction_takes_a_statement_out_of_its_loop_branch_or_switch():
+    """An operation inside a loop, an ``if`` or a ``switch`` ends outside it: a compound statement may be replaced by
+    its first iteration (the counter 0), a branch or a case, so a reproducer keeps no nesting the bug does not need."""
+    compound = (ir.For, ir.If, ir.Switch)
+
+    def xor(node) -> bool:
+        return any(isinstance(n, ir.Bin) and n.op == "^" for _, n in reduce.walk(node))
+
+    def nested(prog) -> bool:  # a ^ inside a compound statement of the kernel's body
+        return any(isinstance(n, compound) and xor(n) for _, n in reduce.walk(prog.body))
+    p = next(q for q in (populate.generate("nest", i, "wide") for i in range(40)) if nested(q))
+
+    def still_bad(cands):
+        return [xor((c.body, c.funcs)) for c in cands]
+    small = reduce.reduce(p, still_bad)
+    assert still_bad([small]) == [True]
+    assert not [n for _, n in reduce.walk((small.body, small.funcs)) if isinstance(n, compound)], small.body
+
+
 def test_line_reduction_keeps_only_what_the_test_needs():
     from suitegen.synth import textual
     text = "".join(f"line {i}\n" for i in range(40))

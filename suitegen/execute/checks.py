@@ -5,6 +5,7 @@ A fatbin variant names its check (``check = "expression_values"``); each is regi
 """
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from array import array
@@ -49,6 +50,33 @@ def expression_values(params: Mapping[str, Any]) -> DeviceCheck:
                        expected=[expressions.evaluate(tree, kind, x, y) for x, y in zip(a, b)])
 
 
+# What a math check found, as its run's detail begins (``MathCheck.mismatches``) and ``accuracy`` reads it back.
+SUMMARY = "largest error {found} (documented bound {bound}) over {checked:,} of {n:,} inputs where the bound applies"
+_SUMMARY = re.compile(r"largest error (?P<found>[^()]*?) \(documented bound (?P<bound>[^()]*)\) over "
+                      r"(?P<checked>[\d,]+) of (?P<n>[\d,]+) inputs")
+_ERROR = re.compile(r"(?:absolute )?(?P<v>[-+\w.]+)(?: ulp)?")
+
+
+def accuracy(detail: str) -> dict | None:
+    """Return what a math check's detail says it found: the largest error and the documented bound (as written,
+    and as numbers by kind: ``ulp``, ``abs``), the inputs checked and run; None for another detail."""
+    m = _SUMMARY.search(detail or "")
+    if m is None:
+        return None
+
+    def kinds(text: str) -> dict:
+        out = {}
+        for part in text.split(" and "):
+            kind = "abs" if part.startswith("absolute") else "ulp"
+            try:
+                out[kind] = float(_ERROR.fullmatch(part.strip()).group("v"))
+            except (AttributeError, ValueError):
+                return {}
+        return out
+    return {"found": m["found"], "bound": m["bound"], "errors": kinds(m["found"]), "bounds": kinds(m["bound"]),
+            "checked": int(m["checked"].replace(",", "")), "inputs": int(m["n"].replace(",", ""))}
+
+
 class MathCheck:
     """A math rule's launch over its inputs (files, not JSON: 2^16 and more) and its judgement against MPFR's
     correctly rounded references under the documented bound (``cases.math_reference``)."""
@@ -90,9 +118,8 @@ class MathCheck:
                                             f"absolute {absolute:{absolute_format}}" if spec.abs is not None else "")
                                 if t)
 
-        self.summary = (f"largest error {errors(judged.worst, judged.worst_abs, '.3g')} (documented bound "
-                        f"{errors(spec.ulp, spec.abs, 'g')}) over {judged.checked:,} of {n:,} inputs where the bound "
-                        "applies")
+        self.summary = SUMMARY.format(found=errors(judged.worst, judged.worst_abs, '.3g'),
+                                      bound=errors(spec.ulp, spec.abs, 'g'), checked=judged.checked, n=n)
         more = judged.failed - len(judged.failures)
         return judged.failures + ([f"and {more} more inputs outside the bound"] if more else [])
 

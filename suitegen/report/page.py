@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 
 import jinja2
 
+from suitegen.execute.checks import accuracy
 from suitegen.judge.behaviour import sentence
 from suitegen.model import GENERATED_SECTION, Record, Verdict, plain, section_family
 from suitegen.report.repro import obtained
@@ -89,6 +90,24 @@ def _differences(records: Sequence[Record]) -> list[dict]:
             (f"{cfg.toolchain} {cfg.nvcc_version}", r.verdict.value))
     return [{"case": case, "setting": setting, "got": sorted(v)} for (case, setting), v in sorted(got.items())
             if len({verdict for _, verdict in v}) > 1]
+
+
+def _accuracy(records: Sequence[Record]) -> list[dict]:
+    """Return a row per math check that ran (``checks.accuracy``): the largest error found beside the documented
+    bound, nearest to the bound (or furthest past it) first."""
+    rows = []
+    for r in records:
+        found = accuracy(r.execution.detail) if r.execution is not None else None
+        if found is None:
+            continue
+        ratios = [found["errors"][k] / b if b else (0.0 if found["errors"][k] == 0 else float("inf"))
+                  for k, b in found["bounds"].items() if k in found["errors"]]
+        ratio = max(ratios, default=0.0)
+        rows.append({"case": r.case_id, "config": " ".join((r.config_id, *r.config.flags)), "found": found["found"],
+                     "bound": found["bound"], "share": "past the bound" if ratio > 1 else f"{ratio:.0%}",
+                     "inputs": f"{found['checked']:,} of {found['inputs']:,}", "verdict": r.verdict.value,
+                     "ratio": ratio})
+    return sorted(rows, key=lambda row: (-row["ratio"], row["case"], row["config"]))
 
 
 def _cell(tally: Counter) -> dict | None:
@@ -163,7 +182,8 @@ def render(records: Sequence[Record], summary: Mapping, cases: Mapping[str, Mapp
                      "fingerprint": t["fingerprint"]} for t in summary.get("toolchains", [])],
         several=several, differences=_differences(records) if several else [],
         column_titles=[f"{std} {arch}" for std, arch in columns],
-        rows=[row for row in rows if section_family(row["section"]) == GUIDE], families=families, blocks=blocks)
+        rows=[row for row in rows if section_family(row["section"]) == GUIDE], families=families, blocks=blocks,
+        accuracy=_accuracy(records))
 
 
 def _gpu(summary: Mapping) -> str:

@@ -1,8 +1,9 @@
 """Shrinks a generated program that shows a problem, using what the generator knows about it.
 
 Every candidate is a smaller program: a statement, a thread exchange, an atomic or a function gone, a
-subexpression replaced by the value it has in every thread, an operation replaced by one of its
-operands, fewer threads. Each candidate runs in the model first, so none brings in undefined
+compound statement replaced by one of its parts (an ``if`` by a branch, a loop by its first iteration, a
+``switch`` by one case), a subexpression replaced by the value it has in every thread, an operation
+replaced by one of its operands, fewer threads. Each candidate runs in the model first, so none brings in undefined
 behaviour (a candidate the model finds undefined is dropped), and its expected outputs are known.
 The caller's test ``still_bad`` takes a batch of candidates at once (many programs share one build)
 and says which still show the problem; the smallest that does is kept, until none does
@@ -147,6 +148,15 @@ def candidates(program: ir.Program) -> Iterator[ir.Program]:
     for path, node in walk(root):  # a compound statement replaced by its parts
         if isinstance(node, ir.If):
             yield _from_root(p, put(root, path, ir.If(test=node.test, then=node.then, other=())))
+            yield _from_root(p, _spliced(root, path, node.then))
+            if node.other:
+                yield _from_root(p, _spliced(root, path, node.other))
+        elif isinstance(node, ir.For):  # its first iteration alone, the counter 0
+            first = _substituted(node.body, node.var, ir.Lit(type=node.var.type, value=0))
+            yield _from_root(p, _spliced(root, path, first))
+        elif isinstance(node, ir.Switch):
+            for body in (*(b for _, b in node.cases), *((node.default,) if node.default else ())):
+                yield _from_root(p, _spliced(root, path, body))
     values = _uniform_values(p)
     exprs = [(path, node) for path, node in walk(root) if isinstance(node, EXPRESSIONS)
              and not isinstance(node, ir.Lit)]
@@ -159,6 +169,24 @@ def candidates(program: ir.Program) -> Iterator[ir.Program]:
     for path, node in walk(root):  # simpler literals
         if isinstance(node, ir.Lit) and node.value not in (0, 1) and not node.type.floating:
             yield _from_root(p, put(root, path, ir.Lit(type=node.type, value=1)))
+
+
+def _spliced(root, path: tuple, statements: tuple):
+    """Return ``root`` with the statement at ``path`` replaced by ``statements`` in the sequence that holds it."""
+    holder = get(root, path[:-1])
+    at = path[-1]
+    return put(root, path[:-1], holder[:at] + tuple(statements) + holder[at + 1:])
+
+
+def _substituted(node, var: ir.Var, value):
+    """Return ``node`` with every reference to ``var`` replaced by the expression ``value``."""
+    if isinstance(node, ir.Ref) and node.var == var:
+        return value
+    if isinstance(node, tuple):
+        return tuple(_substituted(x, var, value) for x in node)
+    if is_dataclass(node) and not isinstance(node, (ir.Var, ir.Table)):
+        return replace(node, **{f.name: _substituted(getattr(node, f.name), var, value) for f in fields(node)})
+    return node
 
 
 def _operands(node) -> list:
