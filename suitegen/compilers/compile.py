@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -72,41 +72,90 @@ def cached_build(config: Config, argv: list[str], files: Mapping[str, str | byte
         return _build(config, argv, files, folder, timeout, cached, image, k, wider)
 
 
+@dataclass(frozen=True)
+class Request:
+    """One build asked for: what ``cached_build`` was given, its cache key and the build store's mode."""
+
+    config: Config
+    argv: list[str]
+    files: Mapping[str, str | bytes]
+    folder: Path
+    timeout: float
+    cached: bool
+    image: bool
+    key: str | None
+    wider: list[str] | None
+    store: "cache.Store | None"
+
+    @property
+    def backend(self) -> backends.Backend:
+        return backends.of(self.config.toolchain.kind)
+
+
 def _build(config: Config, argv: list[str], files: Mapping[str, str | bytes], folder: Path, timeout: float,
            cached: bool, image: bool, k: str | None, wider: list[str] | None = None) -> CompileResult:
-    backend = backends.of(config.toolchain.kind)
-    mode = cache.store()
-    hit = cache.get(k) if k is not None else None
-    if hit is not None:  # classified again from what the toolchain printed: a parser fix needs no rebuild
-        hit = replace(backend.classify(list(hit.commands[0]), hit.exit_code, hit.output, hit.duration), cached=True)
-        if _restored(k, argv, folder, hit, product=not cached or mode is cache.Store.REPLAY, image=image):
-            return hit
-        # a hit without its module (stored before modules were kept) or product: build again
-    if mode is cache.Store.REPLAY:
-        why = cache.unserved(k)
-        return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=None, exit_code=None,
-                             diagnostics=(Diagnostic(severity="error", message=why, phase=Phase.NVCC),),
-                             commands=(tuple(argv),), output=f"[suitegen] {why}\n", duration=0.0)
-    if cached and mode is None:
-        taken = sibling_rejection(config, argv, files) or (
-            from_wider(config, argv, wider, files, folder, timeout, image) if wider else None)
-        if taken is not None:
-            return taken
-    _write(files, folder)
-    result = run_build(argv, folder, timeout, backend)
+    request = Request(config, argv, files, folder, timeout, cached, image, k, wider, cache.store())
+    return next(result for result in map(lambda source: source(request), SOURCES) if result is not None)
+
+
+def from_cache(req: Request) -> CompileResult | None:
+    """The cache's result, classified again from what the toolchain printed (a parser fix needs no rebuild), with
+    its module and product where the caller needs them (a hit without them is built again)."""
+    hit = cache.get(req.key) if req.key is not None else None
+    if hit is None:
+        return None
+    hit = replace(req.backend.classify(list(hit.commands[0]), hit.exit_code, hit.output, hit.duration), cached=True)
+    product = not req.cached or req.store is cache.Store.REPLAY
+    return hit if _restored(req.key, req.argv, req.folder, hit, product=product, image=req.image) else None
+
+
+def from_store(req: Request) -> CompileResult | None:
+    """A replayed build store's answer for a build it does not hold: a toolchain error, never a compile here."""
+    if req.store is not cache.Store.REPLAY:
+        return None
+    why = cache.unserved(req.key)
+    return CompileResult(outcome=Outcome.TOOLCHAIN_ERROR, phase=None, exit_code=None,
+                         diagnostics=(Diagnostic(severity="error", message=why, phase=Phase.NVCC),),
+                         commands=(tuple(req.argv),), output=f"[suitegen] {why}\n", duration=0.0)
+
+
+def from_sibling(req: Request) -> CompileResult | None:
+    """A cached build's sibling's rejection within the stages they share (``sibling_rejection``)."""
+    return sibling_rejection(req.config, req.argv, req.files) if req.cached and req.store is None else None
+
+
+def from_wider_build(req: Request) -> CompileResult | None:
+    """The cached accepted build of the same files for more targets (``from_wider``)."""
+    if not (req.cached and req.store is None and req.wider):
+        return None
+    return from_wider(req.config, req.argv, req.wider, req.files, req.folder, req.timeout, req.image)
+
+
+def built_here(req: Request) -> CompileResult:
+    """The build itself: run, its output checked (``artifacts``), its module taken where asked, and kept in the
+    cache (and a recording build store, with its product)."""
+    backend = req.backend
+    _write(req.files, req.folder)
+    result = run_build(req.argv, req.folder, req.timeout, backend)
     found = None
     if result.outcome.accepted:
-        missing = artifacts.problem(argv, folder, files, backend.module_sections)
+        missing = artifacts.problem(req.argv, req.folder, req.files, backend.module_sections)
         result = without_evidence(result, missing) if missing else result
-        found = None if missing else artifacts.checked(argv, files, backend.module_sections)
-    data = backend.module(argv, folder, timeout) if image and result.outcome.accepted else None
+        found = None if missing else artifacts.checked(req.argv, req.files, backend.module_sections)
+    data = backend.module(req.argv, req.folder, req.timeout) if req.image and result.outcome.accepted else None
     if data is not None:
-        (folder / MODULE).write_bytes(data)
-    if k is not None:
-        out = folder / (artifacts.output_of(argv) or "")
-        product = out.read_bytes() if mode is cache.Store.RECORD and found and out.is_file() else None
-        cache.put(k, result, artifact=found, image=data, product=product, any_outcome=mode is cache.Store.RECORD)
+        (req.folder / MODULE).write_bytes(data)
+    if req.key is not None:
+        out = req.folder / (artifacts.output_of(req.argv) or "")
+        recording = req.store is cache.Store.RECORD
+        product = out.read_bytes() if recording and found and out.is_file() else None
+        cache.put(req.key, result, artifact=found, image=data, product=product, any_outcome=recording)
     return result
+
+
+# Where a build's result comes from, tried in this order: the first that answers gives it. The cache, a replayed
+# build store (which builds nothing), a sibling target's rejection, a wider build's acceptance, the build itself.
+SOURCES = (from_cache, from_store, from_sibling, from_wider_build, built_here)
 
 
 def sibling_rejection(config: Config, argv: list[str], files: Mapping[str, str | bytes]) -> CompileResult | None:
