@@ -273,7 +273,8 @@ class Variant:
     valid_in: Any = None
     batch_limit: int | None = None  # at most this many members in one batched build (None: the run's limit)
     # a generated program's kernel (``synth.corpus.Kernel``): its items build with others into one device module and
-    # run in the GPU workers (``engine.module_units``), as a campaign's do; what that does not pass goes the case's own way
+    # run in the GPU workers (``qualification.module_units``), as a campaign's do; what that does not pass goes
+    # the case's own way
     kernel: Any = None
 
 

@@ -8,6 +8,7 @@ from suitegen.model import Alone, Batched, Config, Std
 
 from conftest import needs_nvcc
 
+pytestmark = [needs_nvcc]  # the session probes the nvcc on PATH
 RULES = ["math-functions/sinf", "math-functions/cosf", "math-functions/tanf"]
 
 
@@ -55,13 +56,17 @@ def test_a_shared_module_judges_as_builds_alone_do_and_a_member_that_breaks_it_g
 def test_a_profiles_checks_table_reaches_each_check_but_one_a_run_deviation_covers(session):
     from dataclasses import replace as with_
 
+    from suitegen.judge.verdicts import prepare
     from suitegen.qualification.facts import make_env
-    cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
+    tc = replace(session.toolchains[0], version=(13, 0, 88))  # the release nvcc 13.0's deviations are recorded for
+    cfg = Config(toolchain=tc, std=Std.CXX17, arch="sm_90")
+
+    def prep(case, config=cfg):
+        return prepare(case, config, make_env(config, case, ()))
     sinf = defaults(session)[0]
-    env = make_env(cfg, sinf, ())
-    assert session.check(sinf, env).spec.samples == 1 << 16, "the rule's own"
+    assert session.check(sinf, prep(sinf)).spec.samples == 1 << 16, "the rule's own"
     fewer = with_(session, checks=(("samples", 64),))
-    assert fewer.check(sinf, env).spec.samples == 64
+    assert fewer.check(sinf, prep(sinf)).spec.samples == 64
     # nvcc 13.0's __cosf misses its bound on inputs a small sample may not hold: the rule's own sample, there only
     cosf = next(c for c in fewer.oracle.deviations if c.rule == "math-intrinsics/cosf")
     assert cosf.run == "failed"
@@ -69,9 +74,9 @@ def test_a_profiles_checks_table_reaches_each_check_but_one_a_run_deviation_cove
     from suitegen.engine.options import RunOptions
     other = with_(open_session(RunOptions(rules=["math-intrinsics/cosf"], no_exec=True)), checks=(("samples", 64),))
     (case,) = [c for c in other.cases if c.variant.name == "run-default"]
-    assert other.check(case, make_env(cfg, case, ())).spec.samples == 1 << 16
-    later = make_env(replace(cfg, toolchain=replace(cfg.toolchain, version=(13, 5, 37))), case, ())
-    assert other.check(case, later).spec.samples == 64, "where no deviation is recorded, the profile's"
+    assert other.check(case, prep(case)).spec.samples == 1 << 16
+    later = replace(cfg, toolchain=replace(tc, version=(13, 5, 37)))
+    assert other.check(case, prep(case, later)).spec.samples == 64, "where no deviation is recorded, the profile's"
 
 
 def test_the_quick_and_default_profiles_check_fewer_inputs_than_nightly():
@@ -79,3 +84,42 @@ def test_the_quick_and_default_profiles_check_fewer_inputs_than_nightly():
     profiles = matrix.load_profiles()
     samples = {name: dict(p.checks).get("samples", 1 << 16) for name, p in profiles.items()}
     assert samples["quick"] < samples["default"] < samples["nightly"] == 1 << 16
+
+
+@pytest.mark.nvcc
+def test_each_member_runs_its_own_kernel_and_a_wrong_one_goes_alone(session):
+    """On a GPU stand-in that records each launch: member i's check launches sg_math_i of the shared module; a
+    member whose check fails there is judged from its own build and run, the others from the shared one."""
+    import dataclasses
+
+    from suitegen.execute.gpus import GpuPool
+    from suitegen.model import ExecResult, ExecStatus
+    from suitegen.qualification.item import run_all, units
+    launched = []
+
+    class Fatbin:  # a stand-in for the GPU workers: it runs no kernel, it says which one it was asked for
+        def run(self, module, check):
+            launched.append((module.name, check.kernel))
+            status = ExecStatus.FAILED if check.kernel == "sg_math_1" else ExecStatus.PASSED
+            return ExecResult(status=status, exit_code=0, detail=f"{check.kernel}", output="", duration=0.0,
+                              gpu="stand-in", command=(str(module), check.kernel))
+    gpu = dataclasses.replace(session, gpus=GpuPool("0", ()), execution_skipped=None, fatbin=Fatbin())
+    cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
+    (unit,) = units([(c, cfg) for c in defaults(session)])
+    recs = {r.rule: r for r in run_all(gpu, unit)}
+    shared = [k for m, k in launched if m == "main.fatbin"][:3]
+    assert shared == ["sg_math_0", "sg_math_1", "sg_math_2"], launched
+    second = unit.cases[1].rule.id
+    assert isinstance(recs[second].batch, Alone) and recs[second].verdict.value == "PASS", recs[second].reason
+    assert ("main.fatbin", "sg_math") in launched[3:], "its own build, its own kernel name"
+    assert all(isinstance(r.batch, Batched) and r.verdict.value == "PASS" for k, r in recs.items() if k != second)
+
+
+def test_a_checks_table_takes_only_what_the_check_hooks_read(tmp_path):
+    from suitegen.engine import matrix
+    from suitegen.model import UsageError
+    for table in ('sample = 1024', 'samples = "many"', 'samples = 0'):  # a typo must not check 2^16 inputs quietly
+        path = tmp_path / "m.toml"
+        path.write_text(f'[profile.x]\nstd = ["c++17"]\narch = ["sm_90"]\n[profile.x.checks]\n{table}\n')
+        with pytest.raises(UsageError, match="checks"):
+            matrix.load_profiles(path)

@@ -736,7 +736,7 @@ def reduce_command(args) -> int:
 
 def releases_command(args) -> int:
     """``suitegen fuzz --releases LOW..HIGH``: where each finding of a campaign appears and disappears, over
-    every nvcc release in the range (installed as ``toolchain add`` does), through ``engine.releases``."""
+    every nvcc release in the range (installed as ``toolchain add`` does), through ``history.releases``."""
     from suitegen.compilers import registry, toolchain
     from suitegen.history import releases as bisect
     from suitegen.execute.gpus import GpuPool, detect_gpu

@@ -463,7 +463,7 @@ def parse_reproducer(text: str) -> dict:
 
 
 def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[Entry]:
-    """Return one diff entry per finding for one release (the run callback of ``engine.releases``): a crash is
+    """Return one diff entry per finding for one release (the run callback of ``history.releases``): a crash is
     built again; a wrong result is built and run on the GPU (without one it is not checked)."""
     records = []
     for f in findings:

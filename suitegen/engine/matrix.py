@@ -64,11 +64,19 @@ def _corpus(raw, where: str) -> CorpusSpec | None:
     return CorpusSpec(seed=raw["seed"], count=raw.get("count", 0), stds=stds, archs=archs, invalid=raw.get("invalid", 0))
 
 
+CHECK_PARAMS = {"samples": int}  # what a profile may lay over the check hooks' params, and its type
+
+
 def _checks(raw, where: str) -> tuple[tuple[str, object], ...]:
-    """Return a ``[profile.NAME.checks]`` table: params (numbers, strings, booleans) laid over every check hook's
-    own, so a profile checks with fewer inputs than the rules give (``samples``)."""
-    if not isinstance(raw, dict) or any(not isinstance(v, (int, float, str, bool)) for v in raw.values()):
-        raise UsageError(f"{where}: expected a table of numbers, strings and booleans")
+    """Return a ``[profile.NAME.checks]`` table: params laid over every check hook's own (``CHECK_PARAMS``), so a
+    profile checks with fewer inputs than the rules give (``samples``: the math rules' seeded inputs)."""
+    if not isinstance(raw, dict):
+        raise UsageError(f"{where}: expected a table")
+    for key, value in raw.items():
+        kind = CHECK_PARAMS.get(key)
+        if kind is None or not isinstance(value, kind) or isinstance(value, bool) or value <= 0:
+            raise UsageError(f"{where}: {key} = {value!r}: expected one of {sorted(CHECK_PARAMS)}, "
+                             "a whole number > 0")
     return tuple(sorted(raw.items()))
 
 

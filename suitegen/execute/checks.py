@@ -132,7 +132,7 @@ def math_ulp(params: Mapping[str, Any]) -> MathCheck:
 
 class Renamed:
     """A check whose kernel has another name in the module it runs in (a module shared by several rules'
-    checks: ``engine.check_units``)."""
+    checks: ``qualification.check_units``)."""
 
     def __init__(self, check, kernel: str):
         self._check, self.kernel = check, kernel

@@ -6,7 +6,7 @@ rule's conditions; UNRESOLVED: the config was not honoured) and what the guide e
 recorded deviations.
 
 The judge calls nothing in the compilers, execute or the engine: what it needs from them (the condition
-environment, what the compiler and this machine say of an item: ``Given``) is gathered by ``engine.facts``.
+environment, what the compiler and this machine say of an item: ``Given``) is gathered by ``qualification.facts``.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from suitegen.oracle.loader import VALID_EXPECTS, twin_of
 @dataclass(**FROZEN)
 class Given:
     """What the judge is told before the build, beyond the rule and its condition environment: what the compiler
-    and this machine say of the item (gathered by ``engine.facts``)."""
+    and this machine say of the item (gathered by ``qualification.facts``)."""
 
     out_of_scope: str | None = None  # why this compiler cannot judge the item (NVRTC and a host build), or None
     unhonoured: str | None = None  # what the toolchain did instead of the config asked for, or None

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from suitegen.compilers import backends, cache
+from suitegen.compilers import backends, batch, cache
 from suitegen.compilers.compile import compile_case
 from suitegen.qualification.facts import behaviour
 from suitegen.qualification.item import TRUSTED_FROM_BATCH, Done, Unit, _observed, batch_id, settled, unit_kind
@@ -34,11 +34,12 @@ PREPROCESSOR = re.compile(r"^\s*#", re.M)
 
 
 def shares(case: Case) -> bool:
-    """Whether a case's module can be built with others': a fatbin whose check launches one kernel, from one
-    file of device code without preprocessor lines."""
+    """Whether a case's module can be built with others': a fatbin whose check launches one ``extern "C"`` kernel,
+    from one file of device code without preprocessor lines (``item.units`` takes only those expected to build)."""
     variant = case.variant
-    return (variant.mode is Mode.FATBIN and variant.check is not None and len(case.files) == 1
-            and not PREPROCESSOR.search(case.files[case.main_file]))
+    text = case.files[case.main_file] if len(case.files) == 1 else ""
+    return (variant.mode is Mode.FATBIN and variant.check is not None and 'extern "C"' in text
+            and not PREPROCESSOR.search(text))
 
 
 def shared_source(cases: Sequence[Case], kernels: Sequence[str]) -> str:
@@ -51,8 +52,10 @@ def shared_source(cases: Sequence[Case], kernels: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _alone(cases: Sequence[Case], unit: Unit, why: str) -> tuple[Unit, ...]:
-    return tuple(replace(unit, kind="", cases=(c,), why=why) for c in cases)
+def _alone_units(cases: Sequence[Case], unit: Unit, why: str, tried: str = "") -> tuple[Unit, ...]:
+    """Units that build each case alone, saying why (and the shared build they were tried in)."""
+    return tuple(replace(unit, kind="", cases=(c,), why=why, tried=(*unit.tried, *filter(None, (tried,))))
+                 for c in cases)
 
 
 @unit_kind("module-check", takes=shares, size=SIZE)
@@ -60,11 +63,12 @@ def run_check_unit(session: Session, unit: Unit) -> Done:
     """Judge a unit of module-check items from one shared build, each check run on its own kernel."""
     config, started = unit.config, now()
     if cache.store() is not None:
-        return Done(records=[], leftovers=tuple(replace(unit, kind="", cases=(c,)) for c in unit.cases))
+        return Done(records=[], leftovers=_alone_units(unit.cases, unit, "a build store records and replays "
+                                                                         "each module check's own build"))
     preps, records, todo = settled(session, unit.cases, config, started)
     if not todo:
         return Done(records=records)
-    checks = [session.check(c, preps[c.key].env) for c in todo]
+    checks = [session.check(c, preps[c.key]) for c in todo]
     kernels = [check.kernel for check in checks]
     first = todo[0]
     shared = replace(first, files={first.main_file: shared_source(todo, kernels)}, violation_line=None)
@@ -74,22 +78,24 @@ def run_check_unit(session: Session, unit: Unit) -> Done:
         folder = Path(tmp)
         result = compile_case(shared, config, folder, timeout=session.options.timeout)
         if not result.outcome.accepted:
-            return Done(records=records, leftovers=_alone(todo, unit, "the module it shared with "
-                                                                        f"{len(todo) - 1} others did not build"))
+            return Done(records=records, leftovers=_alone_units(
+                todo, unit, f"the module it shared with {len(todo) - 1} others did not build", source_id.id))
         product = backends.output_path(shared, config, folder)
+        parts = batch.split(result, len(todo))  # each member's own diagnostics, from its #line region
         for index, (case, check) in enumerate(zip(todo, checks)):
-            prep = preps[case.key]
+            prep, own = preps[case.key], parts[index]
+            if own is None:  # a diagnostic its region does not settle: its own build says
+                left.append(case)
+                continue
             execution = (session.fatbin.run(product, Renamed(check, f"{kernels[index]}_{index}"))
                          if prep.after is AfterBuild.MODULE_CHECK else None)
-            judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
+            judgement = verdict(prep, case, own, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped)
             if judgement.verdict not in ((Verdict.PASS,) if execution else TRUSTED_FROM_BATCH):
                 left.append(case)
                 continue
-            records.append(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
-                                     execution=execution, batch=source_id,
-                                     observed_config=_observed(session, prep, case, config)))
-    by_key = {c.key: c for c in unit.cases}
-    return Done(records=[behaviour(r, by_key[r.case_key]) for r in records],
-                leftovers=_alone(left, unit, "its check in the module it shared gave a verdict a shared build "
-                                             "does not give"))
+            records.append(behaviour(Record.of(case=case, config=config, judgement=judgement, result=own,
+                                               started=started, execution=execution, batch=source_id,
+                                               observed_config=_observed(session, prep, case, config)), case))
+    return Done(records=records, leftovers=_alone_units(
+        left, unit, "its check in the module it shared gave a verdict a shared build does not give", source_id.id))

@@ -101,8 +101,8 @@ class UnitKind:
     """A kind of unit with a runner of its own (in the manner of lit's test formats): the items it takes, and how.
 
     A kind of ``size`` None takes the batches the cases' own way forms whose every item it ``takes`` (generated
-    programs: ``engine.module_units``); one with a ``size`` forms its own units of up to ``size`` items of one
-    config and flags from the items it takes, which would otherwise go alone (``engine.check_units``). What a
+    programs: ``qualification.module_units``); one with a ``size`` forms its own units of up to ``size`` items of one
+    config and flags from the items it takes, which would otherwise go alone (``qualification.check_units``). What a
     runner cannot judge with certainty it leaves, as units of the cases' own way."""
 
     name: str
@@ -111,7 +111,7 @@ class UnitKind:
     size: int | None = None
 
 
-# Every kind, by name, each registered by its module (``unit_kind``); ``engine.unit_kinds`` imports them all.
+# Every kind, by name, each registered by its module (``unit_kind``); ``qualification.unit_kinds`` imports them all.
 UNIT_KINDS: dict[str, UnitKind] = {}
 
 
@@ -138,7 +138,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     own: dict[tuple, list[Case]] = {}
     for case, config in items:
         kind = _own_kind(case) if batching else None
-        if kind is not None:
+        if kind is not None and expected_side(case, config, deviations) == ():  # expected to build: it may share
             key = (kind.name, config.key, case.variant.flags)
             own.setdefault(key, []).append(case)
             configs[key] = config
@@ -216,7 +216,7 @@ class Done:
 
 def run_unit(session: Session, unit: Unit) -> Done:
     """Judge the items of a unit; a batch leaves the items it could not judge with certainty to its caller."""
-    if unit.kind:
+    if unit.kind in UNIT_KINDS:  # (a kind whose module was not imported goes the cases' own way)
         return UNIT_KINDS[unit.kind].run(session, unit)
     if unit.twins:
         return run_twins(session, unit)
@@ -236,11 +236,11 @@ def run_all(session: Session, unit: Unit) -> list[Record]:
 
 def settled(session: Session, cases: Sequence[Case], config: Config,
             started: str) -> tuple[dict[str, Preparation], list[Record], list[Case]]:
-    """Prepare each item of a unit: its preparations by case key, the records of the items the judge settles before
-    any build (UNSUPPORTED, an unhonoured config), and the cases left to build."""
+    """Prepare each item of a unit: its preparations by case key, the records (with their ``behaviour``) of the items
+    the judge settles before any build (UNSUPPORTED, an unhonoured config), and the cases left to build."""
     preps = {c.key: prepared(session, c, config) for c in cases}
-    records = [Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
-                         observed_config=_observed(session, preps[c.key], c, config))
+    records = [behaviour(Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
+                                   observed_config=_observed(session, preps[c.key], c, config)), c)
                for c in cases if preps[c.key].final is not None]
     return preps, records, [c for c in cases if preps[c.key].final is None]
 
@@ -277,7 +277,7 @@ def _after(session: Session, case: Case, config: Config, prep: Preparation, buil
         return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
                             {case.key: case.variant.value})[case.key]
     if after is AfterBuild.MODULE_CHECK:
-        return session.fatbin.run(built.product, session.check(case, prep.env))
+        return session.fatbin.run(built.product, session.check(case, prep))
     if after is AfterBuild.PROGRAM:
         args = () if built.member is None else (str(built.member),)
         return _run_program(session, built.product, built.product.parent, args)

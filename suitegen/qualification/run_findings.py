@@ -1,4 +1,4 @@
-"""A run's generated programs that went wrong, triaged as a campaign triages its own (``engine.triage``).
+"""A run's generated programs that went wrong, triaged as a campaign triages its own (``campaigns.triage``).
 
 After a run's items are judged, each generated program that FAILs (a wrong cell) or is UNRESOLVED (the compiler
 crashed on it) is taken once: a finding of the findings database (``--findings``) that already names the

@@ -29,7 +29,7 @@ from suitegen.judge.deviations import covering
 from suitegen.model import Case, CompileResult, Compiler, Config, CorpusSpec, ObservedConfig, RuleRef, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
 from suitegen.oracle import conditions
-from suitegen.oracle.conditions import Env, Features
+from suitegen.oracle.conditions import Features
 from suitegen.synth import corpus as generated_corpus
 
 
@@ -82,11 +82,11 @@ class Session:
     stoppers: set[tuple[str, str]] = field(default_factory=set)
     checks: tuple = ()  # the profile's params over every check hook's (``Profile.checks``)
 
-    def check(self, case: Case, env: Env):
+    def check(self, case: Case, prep):
         """Return a module-check case's check: its variant's hook on its params, the profile's ``checks`` over them,
-        except where a recorded deviation of its run covers the item under ``env``: that keeps the rule's own params,
-        so the run looks where the deviation was seen (a smaller sample may miss it and call it gone)."""
-        seen = [d for d in covering(case, env, self.oracle.deviations, case.variant.expectation) if d.run]
+        except where a recorded deviation of its run covers the prepared item (``verdicts.Preparation``): that keeps
+        the rule's own params, so the run looks where the deviation was seen (a smaller sample may miss it)."""
+        seen = [d for d in covering(case, prep.env, self.oracle.deviations, prep.expectation) if d.run]
         return case.variant.check({**case.variant.params, **({} if seen else dict(self.checks))})
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:

@@ -102,9 +102,10 @@ def _accuracy(records: Sequence[Record]) -> list[dict]:
             continue
         ratios = [found["errors"][k] / b if b else (0.0 if found["errors"][k] == 0 else float("inf"))
                   for k, b in found["bounds"].items() if k in found["errors"]]
-        ratio = max(ratios, default=0.0)
+        ratio = max(ratios, default=-1.0)  # -1: a bound it could not read, last
+        share = "past the bound" if ratio > 1 else f"{ratio:.0%}" if ratio >= 0 else "-"
         rows.append({"case": r.case_id, "config": " ".join((r.config_id, *r.config.flags)), "found": found["found"],
-                     "bound": found["bound"], "share": "past the bound" if ratio > 1 else f"{ratio:.0%}",
+                     "bound": found["bound"], "share": share,
                      "inputs": f"{found['checked']:,} of {found['inputs']:,}", "verdict": r.verdict.value,
                      "ratio": ratio})
     return sorted(rows, key=lambda row: (-row["ratio"], row["case"], row["config"]))

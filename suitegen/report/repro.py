@@ -48,7 +48,7 @@ def _comment(text: str) -> str:
     return "# " + re.sub(r"[\t\n]+", " ", visible(text))
 
 
-TRIAGED = "findings"  # a run folder's triaged generated programs (``engine.run_findings``), by reproducer folder
+TRIAGED = "findings"  # a run folder's triaged generated programs (``qualification.run_findings``), by reproducer folder
 
 
 def _triaged(found: Path, target: Path) -> list[str]:
