@@ -508,11 +508,11 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
                 leftovers.append(Unit(config=config, cases=(case,), tried=(member.source.id,),
                                       why=f"the batch said {judgement.verdict.value}: {said}"))
                 continue
-            records.append(Record.of(case=case, config=config, judgement=judgement, result=member.result,
-                                     started=started, execution=execution,
-                                     observed_config=_observed(session, prep, case, config), batch=member.source))
-    by_key = {c.key: c for c in cases}
-    return Done(records=[behaviour(r, by_key[r.case_key]) for r in records], leftovers=tuple(leftovers))
+            records.append(behaviour(Record.of(case=case, config=config, judgement=judgement, result=member.result,
+                                               started=started, execution=execution,
+                                               observed_config=_observed(session, prep, case, config),
+                                               batch=member.source), case))
+    return Done(records=records, leftovers=tuple(leftovers))
 
 
 STOPS = "a batch of the run showed that its expected error stops the build at the first such error"

@@ -73,10 +73,9 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
         if judgement.verdict not in ((Verdict.PASS,) if execution else (Verdict.PASS, Verdict.UNSUPPORTED)):
             left.append(case)
             continue
-        records.append(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
-                                 execution=execution, batch=source_id,
-                                 observed_config=_observed(session, preps[case.key], case, config)))
+        records.append(behaviour(Record.of(case=case, config=config, judgement=judgement, result=result,
+                                           started=started, execution=execution, batch=source_id,
+                                           observed_config=_observed(session, preps[case.key], case, config)), case))
     leftovers = tuple(replace(own_way, cases=(c,), why="its module's run gave a cell other than the model's")
                       for c in left)
-    by_key = {c.key: c for c in unit.cases}
-    return Done(records=[behaviour(r, by_key[r.case_key]) for r in records], leftovers=leftovers)
+    return Done(records=records, leftovers=leftovers)
