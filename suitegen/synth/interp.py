@@ -8,8 +8,8 @@ operation (``if (b != 0) a / b``) is only evaluated where its guard holds.
 from __future__ import annotations
 
 from suitegen.synth import ir
-from suitegen.synth.semantics import (F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, UB, CType, binary,
-                                      binary_lanes, bits_of, convert, convert_lanes, promote, unary, wrap)
+from suitegen.synth.semantics import (F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, UB, CType, binary_lanes,
+                                      bits_of, convert, convert_lanes, promote, unary_lanes, wrap)
 
 MAX_DEPTH = 24  # calls deep: recursion in a generated program is bounded well below this
 MAX_STEPS = 200_000  # expression evaluations per program: a guard against runaway loops in a candidate
@@ -127,7 +127,7 @@ class Machine:
         if kind is ir.Un:
             xs = self.eval(e.arg, frame, mask)
             t = e.arg.type
-            return [unary(e.op, t, x) if m else None for x, m in zip(xs, mask)]
+            return unary_lanes(e.op, t, xs, mask)
         if kind is ir.Bin:
             return self._bin(e, frame, mask)
         if kind is ir.Cast:
@@ -139,8 +139,8 @@ class Machine:
             a = self.eval(e.then, frame, tm) if any(tm) else [None] * self.lanes
             b = self.eval(e.other, frame, fm) if any(fm) else [None] * self.lanes
             t = e.type
-            return [convert(x, e.then.type, t) if mt else convert(y, e.other.type, t) if mf else None
-                    for x, y, mt, mf in zip(a, b, tm, fm)]
+            a, b = convert_lanes(a, e.then.type, t, tm), convert_lanes(b, e.other.type, t, fm)
+            return [x if mt else y if mf else None for x, y, mt, mf in zip(a, b, tm, fm)]
         if kind is ir.Call:
             f = self.funcs[e.func]
             args = [convert_lanes(self.eval(a, frame, mask), a.type, p.type, mask) for a, p in zip(e.args, f.params)]
@@ -164,13 +164,13 @@ class Machine:
                         raise UB("a thread reads a slot it has not written")
                     out.append(store[lane])
                 return out
-            n = len(table.values)
-            return [table.values[convert(i, e.index.type, U32) % n] if m else None for i, m in zip(idx, mask)]
+            n, values = len(table.values), table.values
+            return [values[i % n] if m else None for i, m in zip(convert_lanes(idx, e.index.type, U32, mask), mask)]
         if kind is ir.Elem:
             idx = self.eval(e.index, frame, mask)
             arr = frame[e.array.name]
-            return [arr[lane][convert(i, e.index.type, U32) % e.size] if m else None
-                    for lane, (i, m) in enumerate(zip(idx, mask))]
+            return [arr[lane][i % e.size] if m else None
+                    for lane, (i, m) in enumerate(zip(convert_lanes(idx, e.index.type, U32, mask), mask))]
         if kind is ir.Field:
             vec = frame[e.vec.name]
             return [vec[lane][e.comp] if m else None for lane, m in enumerate(mask)]
@@ -224,7 +224,7 @@ class Machine:
             if s.op:
                 old = frame[s.var.name]
                 t = s.var.type
-                vals = [binary(s.op, t, o, s.value.type, v) if m else None for o, v, m in zip(old, vals, mask)]
+                vals = binary_lanes(s.op, t, old, s.value.type, vals, mask)
                 src = promote(t) if s.op in ("<<", ">>") else ir.Bin(op=s.op, lhs=ir.Ref(var=s.var), rhs=s.value).type
             else:
                 src = s.value.type
@@ -262,9 +262,9 @@ class Machine:
             return [a or b for a, b in zip(tl, fl)]
         elif kind is ir.For:
             bound = self.eval(s.bound, frame, mask) if s.bound is not None else None
+            limit = convert_lanes(bound, s.bound.type, I64, mask) if bound is not None and s.count else None
             for i in range(s.count):
-                active = [m and (bound is None or i < convert(bound[lane], s.bound.type, I64))
-                          for lane, m in enumerate(mask)]
+                active = list(mask) if limit is None else [m and i < b for m, b in zip(mask, limit)]
                 if not any(active):
                     break
                 frame[s.var.name] = [i] * self.lanes
@@ -275,11 +275,12 @@ class Machine:
             ts = self.eval(s.test, frame, mask)
             t = s.test.type
             labels = {label for label, _ in s.cases}
+            vs = convert_lanes(ts, t, promote(t), mask)
             for label, body in s.cases:
-                cm = [m and convert(v, t, promote(t)) == label for v, m in zip(ts, mask)]
+                cm = [m and v == label for v, m in zip(vs, mask)]
                 if any(cm) and self.block(body, frame, cm) != cm:
                     raise UB("return inside a switch")
-            dm = [m and convert(v, t, promote(t)) not in labels for v, m in zip(ts, mask)]
+            dm = [m and v not in labels for v, m in zip(vs, mask)]
             if any(dm) and self.block(s.default, frame, dm) != dm:
                 raise UB("return inside a switch")
         elif kind is ir.Out:

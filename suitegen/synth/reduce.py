@@ -23,13 +23,24 @@ EXPRESSIONS = (ir.Lit, ir.Ref, ir.Env, ir.Un, ir.Bin, ir.Cast, ir.Cond, ir.Call,
                ir.Field)
 
 
+_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _names(kind: type) -> tuple[str, ...] | None:
+    """Return the field names of an IR node's class (None: not a node), looked up once per class."""
+    if kind not in _NAMES:
+        _NAMES[kind] = tuple(f.name for f in fields(kind)) if is_dataclass(kind) else None
+    return _NAMES[kind]
+
+
 def size(node) -> int:
     """Return how many IR nodes a tree holds (the measure the reducer makes smaller)."""
     if isinstance(node, (tuple, list)):
-        return sum(size(x) for x in node)
-    if is_dataclass(node) and not isinstance(node, (ir.Var,)):
-        return 1 + sum(size(getattr(node, f.name)) for f in fields(node))
-    return 0
+        return sum(map(size, node))
+    names = _names(type(node))
+    if names is None or type(node) is ir.Var:
+        return 0
+    return 1 + sum(size(getattr(node, name)) for name in names)
 
 
 def walk(node, path=()) -> Iterator[tuple[tuple, object]]:
@@ -38,11 +49,13 @@ def walk(node, path=()) -> Iterator[tuple[tuple, object]]:
     if isinstance(node, tuple):
         for i, x in enumerate(node):
             yield from walk(x, (*path, i))
-    elif is_dataclass(node) and not isinstance(node, (ir.Var, ir.Table)):
-        for f in fields(node):
-            v = getattr(node, f.name)
-            if isinstance(v, (tuple,)) or is_dataclass(v):
-                yield from walk(v, (*path, f.name))
+        return
+    kind = type(node)
+    names = None if kind is ir.Var or kind is ir.Table else _names(kind)
+    for name in names or ():
+        v = getattr(node, name)
+        if isinstance(v, tuple) or _names(type(v)) is not None:
+            yield from walk(v, (*path, name))
 
 
 def get(node, path):
@@ -85,40 +98,51 @@ def _uniform_values(program: ir.Program) -> dict[int, object]:
     return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
 
 
+def _nodes(node) -> Iterator[object]:
+    """Yield every node under ``node``, as ``walk`` reaches them but without their paths, in no stated order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, tuple):
+            stack.extend(n)
+            continue
+        kind = type(n)
+        for name in (None if kind is ir.Var or kind is ir.Table else _names(kind)) or ():
+            v = getattr(n, name)
+            if isinstance(v, tuple) or _names(type(v)) is not None:
+                stack.append(v)
+
+
+def _refs(node) -> tuple[set[str], set[str]]:
+    """Return the functions a tree calls and the tables it reads or writes."""
+    calls, tables = set(), set()
+    for n in _nodes(node):
+        if isinstance(n, ir.Call):
+            calls.add(n.func)
+        elif isinstance(n, (ir.Load, ir.GlobalStore)):
+            tables.add(n.table)
+    return calls, tables
+
+
 def _tidy(program: ir.Program) -> ir.Program:
-    """Drop functions and tables nothing refers to any more."""
-    while True:
-        used_f, used_t = set(), set()
-        for _, n in walk((program.body, tuple(program.funcs))):
-            if isinstance(n, ir.Call):
-                used_f.add(n.func)
-            if isinstance(n, (ir.Load, ir.GlobalStore)):
-                used_t.add(n.table)
-        funcs = tuple(f for f in program.funcs if f.name in used_f)
-        # a function only its own dead callers used goes on the next pass
-        reach = set()
-        for _, n in walk(program.body):
-            if isinstance(n, ir.Call):
-                reach.add(n.func)
-        changed = True
-        while changed:
-            changed = False
-            for f in funcs:
-                if f.name in reach:
-                    for _, n in walk(f.body):
-                        if isinstance(n, ir.Call) and n.func not in reach:
-                            reach.add(n.func)
-                            changed = True
-        funcs = tuple(f for f in funcs if f.name in reach)
-        used_t = set()
-        for _, n in walk((program.body, funcs)):
-            if isinstance(n, (ir.Load, ir.GlobalStore)):
-                used_t.add(n.table)
-        tables = tuple(t for t in program.tables if t.name in used_t)
-        new = replace(program, funcs=funcs, tables=tables)
-        if new == program:
-            return new
-        program = new
+    """Drop functions and tables nothing refers to any more: keep the functions the body reaches, through calls,
+    and the tables the body and those functions use."""
+    refs = {f.name: _refs(f.body) for f in program.funcs}
+    calls, tables = _refs(program.body)
+    reach, todo = set(calls), list(calls)
+    while todo:
+        for name in refs.get(todo.pop(), ((), ()))[0]:
+            if name not in reach:
+                reach.add(name)
+                todo.append(name)
+    funcs = tuple(f for f in program.funcs if f.name in reach)
+    for f in funcs:
+        tables |= refs[f.name][1]
+    kept = tuple(t for t in program.tables if t.name in tables)
+    if len(funcs) == len(program.funcs) and len(kept) == len(program.tables):
+        return program
+    return replace(program, funcs=funcs, tables=kept)
 
 
 def candidates(program: ir.Program) -> Iterator[ir.Program]:
@@ -230,9 +254,10 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
         found = None
         pool: list[ir.Program] = []
         seen = set()
+        now = size(current.body) + size(current.funcs)
         for cand in candidates(current):
             cand = _tidy(cand)
-            if cand == current or size(cand.body) + size(cand.funcs) >= size(current.body) + size(current.funcs) \
+            if cand == current or size(cand.body) + size(cand.funcs) >= now \
                     and (cand.comms, cand.atomics, cand.blocks, cand.threads) == \
                     (current.comms, current.atomics, current.blocks, current.threads):
                 continue

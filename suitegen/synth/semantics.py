@@ -98,6 +98,8 @@ def _int_to_float(v: int, t: CType) -> float:
 
 def convert(v, src: CType, dst: CType):
     """Return ``v`` of type ``src`` converted to ``dst``; raises UB for a float out of the integer's range."""
+    if src is dst and not dst.is_bool:  # a value is in its type's range already
+        return v
     if dst.is_bool:
         return int(v != 0)
     if dst.floating:
@@ -123,6 +125,10 @@ def promote(t: CType) -> CType:
 
 def common(a: CType, b: CType) -> CType:
     """Return the usual arithmetic conversions' common type of two operand types."""
+    return _COMMON[a, b]
+
+
+def _common(a: CType, b: CType) -> CType:
     if F64 in (a, b):
         return F64
     if F32 in (a, b):
@@ -138,6 +144,9 @@ def common(a: CType, b: CType) -> CType:
     if s.bits > u.bits:  # the signed type can hold every value of the unsigned one
         return s
     return UNSIGNED_OF[s]
+
+
+_COMMON = {(a, b): _common(a, b) for a in ALL for b in ALL}
 
 
 def _finite(t: CType, x: float) -> float:
@@ -287,6 +296,8 @@ def convert_lanes(xs: list, src: CType, dst: CType, mask: list) -> list:
         if dst.signed:
             return [((x & m) - full if (x & m) > top else x & m) if k else None for x, k in zip(xs, mask)]
         return [x & m if k else None for x, k in zip(xs, mask)]
+    if dst.floating and src.integral and not src.is_bool:
+        return [_int_to_float(x, dst) if k else None for x, k in zip(xs, mask)]
     return [convert(x, src, dst) if k else None for x, k in zip(xs, mask)]
 
 
@@ -328,7 +339,58 @@ def binary_lanes(op: str, ta: CType, xs: list, tb: CType, ys: list, mask: list) 
                     raise UB("signed left shift out of range")
                 out.append(r & ((1 << t.bits) - 1))
         return out
+    if op in ("/", "%") and ta.integral and tb.integral:
+        t = common(ta, tb)
+        xs, ys = convert_lanes(xs, ta, t, mask), convert_lanes(ys, tb, t, mask)
+        out = []
+        for x, y, k in zip(xs, ys, mask):
+            if not k:
+                out.append(None)
+                continue
+            if y == 0:
+                raise UB("division by zero")
+            q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncating division
+            if t.signed and not t.lo <= q <= t.hi:
+                raise UB("division overflow")
+            out.append(q if op == "/" else x - q * y)
+        return out
+    if op in _FLOAT and (ta.floating or tb.floating):
+        t = common(ta, tb)
+        xs, ys = convert_lanes(xs, ta, t, mask), convert_lanes(ys, tb, t, mask)
+        f, out = _FLOAT[op], []
+        for x, y, k in zip(xs, ys, mask):
+            if not k:
+                out.append(None)
+            elif op == "/" and y == 0:
+                raise UB("float division by zero")
+            else:
+                out.append(_finite(t, f(x, y)))
+        return out
     return [binary(op, ta, x, tb, y) if k else None for x, y, k in zip(xs, ys, mask)]
 
 
+_FLOAT = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def unary_lanes(op: str, t: CType, xs: list, mask: list) -> list:
+    """Return ``unary`` for every active lane at once (None elsewhere); raises UB if any lane is undefined."""
+    if op == "!":
+        return [int(not x) if k else None for x, k in zip(xs, mask)]
+    p = promote(t)
+    vs = convert_lanes(xs, t, p, mask)
+    if op == "~":
+        m, top, full = (1 << p.bits) - 1, p.hi, 1 << p.bits
+        return [(((~v) & m) - full if p.signed and ((~v) & m) > top else (~v) & m) if k else None
+                for v, k in zip(vs, mask)]
+    if p.floating:
+        return [-v if k else None for v, k in zip(vs, mask)]
+    out = []
+    for v, k in zip(vs, mask):
+        if not k:
+            out.append(None)
+        elif p.signed and -v > p.hi:
+            raise UB("negating the minimum")
+        else:
+            out.append(wrap(p, -v))
+    return out
