@@ -172,25 +172,32 @@ def load_rules(opts: RunOptions):
 def load_cases(opts: RunOptions, corpus: CorpusSpec | None = None):
     """Load the oracle and render the selected rules' cases, then the generated corpus's selected programs (and its
     injected ones); raises on any malformed input."""
-    orc, cases, programs = _selected(opts, corpus)
-    return orc, cases + _drawn(opts, corpus, programs)
+    orc, cases, drawing = _selected(opts, corpus)
+    return orc, cases + _drawn(drawing)
 
 
 def _selected(opts: RunOptions, corpus: CorpusSpec | None):
-    """Return the oracle, the selected rules' cases (with the corpus's injected programs), and the indices of the
-    corpus's programs the selection holds (drawn later: ``_drawn``)."""
+    """Return the oracle, the selected rules' cases (with the corpus's injected programs), and the drawing of the
+    corpus's programs the selection holds (``_drawn`` takes them): started at once where ``--rules`` selects the
+    whole corpus, so that the programs are drawn while the oracle loads and renders."""
     if corpus is None:
         orc, rules, renderer = load_rules(opts)
-        return orc, renderer.render_all(rules), []
-    orc = oracle_mod.load(opts.oracle)
-    invalid, programs = _corpus_rules(orc, corpus)
-    chosen = select_rules([*orc.rules, *programs.values(), *(c.rule for c in invalid)], opts.rules)
-    rules = [r for r in chosen if r.section != generated_corpus.SECTION]
-    renderer = Renderer(opts.templates)
-    renderer.check_templates(rules)
-    wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
-    return (orc, [*renderer.render_all(rules), *(c for c in invalid if c.rule.id in wanted)],
-            [i for i, rule in programs.items() if rule.id in wanted])
+        return orc, renderer.render_all(rules), None
+    early = _drawing(opts, corpus, range(corpus.count)) if not opts.rules else None
+    try:
+        orc = oracle_mod.load(opts.oracle)
+        invalid, programs = _corpus_rules(orc, corpus)
+        chosen = select_rules([*orc.rules, *programs.values(), *(c.rule for c in invalid)], opts.rules)
+        rules = [r for r in chosen if r.section != generated_corpus.SECTION]
+        renderer = Renderer(opts.templates)
+        renderer.check_templates(rules)
+        wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
+        return (orc, [*renderer.render_all(rules), *(c for c in invalid if c.rule.id in wanted)],
+                early or _drawing(opts, corpus, [i for i, rule in programs.items() if rule.id in wanted]))
+    except BaseException:
+        if early:
+            early.cancel()
+        raise
 
 
 def _corpus_rules(orc, corpus: CorpusSpec) -> tuple[list[Case], dict[int, RuleRef]]:
@@ -206,13 +213,18 @@ def corpus_cases(opts: RunOptions, orc, corpus: CorpusSpec) -> list[Case]:
     def picked(rule) -> bool:
         return not opts.rules or any(rule_matches(rule, p) for p in opts.rules)
     invalid, programs = _corpus_rules(orc, corpus)
-    drawn = _drawn(opts, corpus, [i for i, rule in programs.items() if picked(rule)])
+    drawn = _drawn(_drawing(opts, corpus, [i for i, rule in programs.items() if picked(rule)]))
     return [*(c for c in invalid if picked(c.rule)), *drawn]
 
 
-def _drawn(opts: RunOptions, corpus: CorpusSpec | None, programs: list[int]) -> list[Case]:
-    """Return the corpus's selected programs as cases (drawn, or from the corpus cache)."""
-    return generated.cases(corpus.seed, programs, use_cache=not opts.no_cache) if corpus and programs else []
+def _drawing(opts: RunOptions, corpus: CorpusSpec, programs: Sequence[int]) -> generated.Drawing | None:
+    """Start serving these programs of the corpus (drawn, or from the corpus cache); None where there are none."""
+    return generated.Drawing(corpus.seed, programs, use_cache=not opts.no_cache) if programs else None
+
+
+def _drawn(drawing: generated.Drawing | None) -> list[Case]:
+    """Return a drawing's programs as cases."""
+    return generated.as_cases(drawing.result()) if drawing else []
 
 
 def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: CorpusSpec | None = None,
@@ -227,32 +239,37 @@ def open_session(opts: RunOptions, cases: Sequence[Case] | None = None, corpus: 
     tempfile.tempdir = resources.scratch_root()  # every scratch folder of the run (None: tempfile's own choice)
     detecting = ThreadPoolExecutor(max_workers=4, thread_name_prefix="suitegen-features")
     wanted: Future = Future()  # the probed features the run's conditions name: probed as soon as it is known
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        gpu_probe = pool.submit(detect_gpu)
-        probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting, wanted)
-        try:
-            programs: list[int] = []
-            if cases is None:  # the corpus's programs are drawn once the toolchains are known to be good
-                orc, cases, programs = _selected(opts, corpus)
-            else:
-                orc = oracle_mod.load(opts.oracle)
-            wanted.set_result(_named_features(orc, cases))
-        finally:
-            if not wanted.done():  # the oracle did not load: nothing is asked, nothing waits
-                wanted.set_result(frozenset())
-        if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
-            cache.use_store(cache.Store.REPLAY, opts.builds_from)
+    drawing = None  # the corpus's programs, served meanwhile (cancelled where the session cannot open)
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            gpu_probe = pool.submit(detect_gpu)
+            probes = None if opts.builds_from else pool.submit(_probed, opts.nvcc, opts.toolchains, detecting, wanted)
             try:
-                toolchains = cache.load_toolchains(opts.builds_from, orc.content_hash)
-            except ValueError:
-                cache.leave_store()
-                raise
-            machine = {t.fingerprint: features_mod.machine_features(t) for t in toolchains}
-        else:
-            toolchains, machine = probes.result()
-        gpu = gpu_probe.result()
-    detecting.shutdown(wait=False)  # what it was given still runs
-    cases = [*cases, *_drawn(opts, corpus, programs)]
+                if cases is None:
+                    orc, cases, drawing = _selected(opts, corpus)
+                else:
+                    orc = oracle_mod.load(opts.oracle)
+                wanted.set_result(_named_features(orc, cases))
+            finally:
+                if not wanted.done():  # the oracle did not load: nothing is asked, nothing waits
+                    wanted.set_result(frozenset())
+            if opts.builds_from:  # the compilers are not here: their identities, features and builds are in the store
+                cache.use_store(cache.Store.REPLAY, opts.builds_from)
+                try:
+                    toolchains = cache.load_toolchains(opts.builds_from, orc.content_hash)
+                except ValueError:
+                    cache.leave_store()
+                    raise
+                machine = {t.fingerprint: features_mod.machine_features(t) for t in toolchains}
+            else:
+                toolchains, machine = probes.result()
+            gpu = gpu_probe.result()
+        detecting.shutdown(wait=False)  # what it was given still runs
+        cases = [*cases, *_drawn(drawing)]
+    except BaseException:
+        if drawing:
+            drawing.cancel()
+        raise
     if opts.builds_to:
         cache.use_store(cache.Store.RECORD, opts.builds_to)
         cache.save_toolchains(toolchains, orc.content_hash)
