@@ -61,8 +61,8 @@ def test_a_profiles_checks_table_reaches_each_check_but_one_a_run_deviation_cove
     tc = replace(session.toolchains[0], version=(13, 0, 88))  # the release nvcc 13.0's deviations are recorded for
     cfg = Config(toolchain=tc, std=Std.CXX17, arch="sm_90")
 
-    def prep(case, config=cfg):
-        return prepare(case, config, make_env(config, case, ()))
+    def prep(case, config=cfg):  # as ``facts.prepared`` does it: with the recorded deviations that cover the item
+        return prepare(case, config, make_env(config, case, ()), deviations=session.oracle.deviations)
     sinf = defaults(session)[0]
     assert session.check(sinf, prep(sinf)).spec.samples == 1 << 16, "the rule's own"
     fewer = with_(session, checks=(("samples", 64),))

@@ -233,6 +233,9 @@ def test_prepare_decides_before_the_build():
             asked.append(1)
             return "asked -std=c++23, host compiled as __cplusplus 201703"
 
+        def observed(self, config, c):
+            return None
+
     def prepared(c):
         env = make_env(CFG, c, ("linux",))
         return prepare(c, CFG, env, given(Session(), c, CFG, env))

@@ -1,7 +1,11 @@
 """One item's route through the code, traced: prepare (the judge, given its facts), build (the compilers), judge,
 record, with no call from a stage back into a later one (the judge calls nothing in the engine, the compilers or
-execute; only the scheduler's loop and the hook registry call up). docs/running.md describes this route."""
+execute; only the scheduler's loop and the hook registry call up), and none after preparation back into the config's
+probe or the recorded deviations. Every unit goes through its kind's runner. docs/running.md describes this route."""
+import ast
+import inspect
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -49,8 +53,8 @@ def session():
     from suitegen.engine.options import RunOptions
     from suitegen.qualification import session as engine
     from suitegen.qualification import unit_kinds  # noqa: F401 - every unit kind registered
-    return engine.open_session(RunOptions(rules=["restrict", "math-functions/sinf", "math-functions/cosf"],
-                                          no_exec=True))
+    return engine.open_session(RunOptions(rules=["restrict", "math-functions/sinf", "math-functions/cosf",
+                                                 "lambdas/call-site"], no_exec=True))
 
 
 def upward(crossings) -> list[str]:
@@ -91,3 +95,57 @@ def test_a_unit_of_a_kind_goes_the_same_route(session):
     records, crossings = traced(lambda: run_all(session, unit))
     assert records and not upward(crossings), upward(crossings)
     assert all(c[2] in ("oracle", "base") for c in crossings if c[0] == "judge")
+
+
+# What preparation asks once for the route (``facts.prepared``): the config's probe (the record's observed config) and
+# the recorded deviations that cover the item (which build it tries first, a module check's params).
+PREPARED = ("compilers/observe.py", "judge/deviations.py")
+
+
+def entered_after_preparation(crossings) -> list[str]:
+    """The calls into ``PREPARED``'s modules after the judge's last ``prepare``."""
+    last = max(i for i, c in enumerate(crossings) if (c[3], c[4]) == ("judge/verdicts.py", "prepare"))
+    return [f"{c[1]} calls {c[3]}.{c[4]}" for c in crossings[last + 1:] if c[3] in PREPARED]
+
+
+def test_after_preparation_neither_the_probe_nor_the_deviations_is_entered_again(session):
+    """Alone (``run_one``: two positives, and a negative built first only up to its front end) and batched
+    (``run_batch``), what the route needs of the config's probe and of the recorded deviations is in the preparation."""
+    from suitegen.model import Expect
+    from suitegen.qualification.item import run_batch, run_one, units
+    cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
+    restrict = [c for c in session.cases if c.rule.section == "restrict"]
+    negative = next(c for c in session.cases if c.rule.id == "lambdas/call-site"
+                    and c.variant.expectation.expect is Expect.REJECT and c.variant.expectation.phase == "front-end")
+    for case in [*restrict[:2], negative]:
+        record, crossings = traced(lambda: run_one(session, case, cfg))
+        assert record.verdict.value in ("PASS", "UNSUPPORTED"), record.reason
+        assert record.observed_config is not None, "the config's probe, from the preparation"
+        assert not entered_after_preparation(crossings), entered_after_preparation(crossings)
+    unit = max(units([(c, cfg) for c in restrict]), key=lambda u: len(u.cases))
+    done, crossings = traced(lambda: run_batch(session, unit))
+    assert len(unit.cases) > 1 and len(done.records) == len(unit.cases), done
+    assert all(r.observed_config is not None for r in done.records)
+    assert not entered_after_preparation(crossings), entered_after_preparation(crossings)
+
+
+def test_every_unit_is_run_by_its_kinds_runner_from_the_registry(session, monkeypatch):
+    """The cases' own way is four kinds registered as the others are; ``run_unit`` is one lookup, and a unit that
+    names no registered kind goes the cases' own way: one item alone, several in a batch."""
+    from suitegen.qualification import item
+    own_way = (item.BATCH, item.SINGLE, item.ALONE, item.TWINS)
+    assert {*own_way, "module", "module-check"} <= set(item.UNIT_KINDS)
+    assert all(item.UNIT_KINDS[k].takes is None for k in own_way)
+    assert not [n for n in ast.walk(ast.parse(inspect.getsource(item.run_unit).strip()))
+                if isinstance(n, (ast.If, ast.IfExp, ast.Match, ast.BoolOp))], "run_unit branches on a unit's kind"
+    ran = []
+    for name, kind in list(item.UNIT_KINDS.items()):
+        monkeypatch.setitem(item.UNIT_KINDS, name, replace(kind, run=lambda s, u, name=name: ran.append(name)))
+    cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
+    one, two = [c for c in session.cases if c.rule.section == "restrict"][:2]
+    for name in item.UNIT_KINDS:
+        item.run_unit(session, item.Unit(config=cfg, cases=(one, two), kind=name))
+    assert ran == list(item.UNIT_KINDS)
+    for unit in (item.Unit(config=cfg, cases=(one,)), item.Unit(config=cfg, cases=(one, two), kind="not-imported")):
+        item.run_unit(session, unit)
+    assert ran[-2:] == [item.SINGLE, item.BATCH]

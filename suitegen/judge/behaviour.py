@@ -24,7 +24,7 @@ class Check(enum.Enum):
 
 class AfterBuild(enum.Enum):
     """What runs after an item's accepted build, planned once (``after_build``); one runner each
-    (``qualification.item``)."""
+    (``qualification.item.AFTER``)."""
 
     NOTHING = "nothing"  # judged on its build alone
     LOAD = "load"  # its device module is loaded on the GPU, every kernel resolved

@@ -18,8 +18,8 @@ from typing import Iterable
 from suitegen.judge.behaviour import AfterBuild, after_build
 from suitegen.judge import deviations as devs
 from suitegen.model import (FROZEN, PHASE_GROUPS, Case, CompileResult, Config, Deviation, Diagnostic, ExecResult,
-                            ExecStatus, Expect, Expectation, Judgement, Outcome, Std, Variant, Verdict, fixed_words,
-                            member_of)
+                            ExecStatus, Expect, Expectation, Judgement, ObservedConfig, Outcome, Std, Variant, Verdict,
+                            fixed_words, member_of)
 from suitegen.oracle import fields
 from suitegen.oracle.conditions import Env, unmet
 from suitegen.oracle.loader import VALID_EXPECTS, twin_of
@@ -32,6 +32,7 @@ class Given:
 
     out_of_scope: str | None = None  # why this compiler cannot judge the item (NVRTC and a host build), or None
     unhonoured: str | None = None  # what the toolchain did instead of the config asked for, or None
+    observed: ObservedConfig | None = None  # what a build under the config did (probed where the item is judged)
     by_message: bool = True  # its diagnostics are worded as the oracle's (``matches``)
     # (words, reason): a diagnostic holding the words says the compiler cannot build the item's code at all (NVRTC
     # and host code), which makes the item UNSUPPORTED for the reason
@@ -50,6 +51,10 @@ class Preparation:
     after: AfterBuild = AfterBuild.NOTHING  # what runs after an accepted build
     by_message: bool = True  # see ``Given``
     refusal: tuple[str, str] | None = None
+    observed: ObservedConfig | None = None  # see ``Given``: what its record says the build config did
+    # the recorded deviations that cover the item and contradict its expectation (``deviations.covering``): what the
+    # toolchain was seen to do, which its route reads (which build it tries first, a module check's params)
+    seen: tuple[Deviation, ...] = ()
 
 
 NEGATIVE = (Expect.REJECT, Expect.DIAGNOSE)  # what a valid twin's build tells from what a program gets anyway
@@ -120,18 +125,21 @@ def expectation_for(case: Case, env: Env) -> Expectation:
     return Expectation(expect=expect)
 
 
-def prepare(case: Case, config: Config, env: Env, given: Given = Given()) -> Preparation:
+def prepare(case: Case, config: Config, env: Env, given: Given = Given(),
+            deviations: Iterable[Deviation] = ()) -> Preparation:
     """Return the judge's decision before the build: whether the item is judged (its rule's conditions under
-    ``env``, then ``given``), what the guide expects, and what runs after an accepted build."""
+    ``env``, then ``given``), what the guide expects, what runs after an accepted build, and which of the recorded
+    ``deviations`` cover it."""
     reason = unmet(case, env) or given.out_of_scope
     if reason is not None:
         return Preparation(env=env, final=Judgement(verdict=Verdict.UNSUPPORTED, reason=reason))
     exp = expectation_for(case, env)
     if given.unhonoured is not None:
-        return Preparation(env=env, final=Judgement(verdict=Verdict.UNRESOLVED, expected=exp,
-                                                    reason=f"config not honoured: {given.unhonoured}"))
+        return Preparation(env=env, observed=given.observed, final=Judgement(
+            verdict=Verdict.UNRESOLVED, expected=exp, reason=f"config not honoured: {given.unhonoured}"))
     after = after_build(case, exp, config.flags, given.gpu, host_code=given.host_code)
-    return Preparation(env=env, expectation=exp, after=after, by_message=given.by_message, refusal=given.refusal)
+    return Preparation(env=env, expectation=exp, after=after, by_message=given.by_message, refusal=given.refusal,
+                       observed=given.observed, seen=tuple(devs.covering(case, env, deviations, exp)))
 
 
 def matches(diag: Diagnostic, exp: Expectation, case: Case, severities: tuple[str, ...], by_message: bool = True) -> bool:

@@ -20,7 +20,7 @@ from typing import Sequence
 from suitegen.compilers import backends, batch, cache
 from suitegen.compilers.compile import compile_case
 from suitegen.qualification.facts import behaviour
-from suitegen.qualification.item import TRUSTED_FROM_BATCH, Done, Unit, _observed, batch_id, settled, unit_kind
+from suitegen.qualification.item import ALONE, TRUSTED_FROM_BATCH, Done, Unit, batch_id, settled, unit_kind
 from suitegen.qualification.session import Session, now
 from suitegen.execute.checks import Renamed
 from suitegen.judge.behaviour import AfterBuild
@@ -54,7 +54,7 @@ def shared_source(cases: Sequence[Case], kernels: Sequence[str]) -> str:
 
 def _alone_units(cases: Sequence[Case], unit: Unit, why: str, tried: str = "") -> tuple[Unit, ...]:
     """Units that build each case alone, saying why (and the shared build they were tried in)."""
-    return tuple(replace(unit, kind="", cases=(c,), why=why, tried=(*unit.tried, *filter(None, (tried,))))
+    return tuple(replace(unit, kind=ALONE, cases=(c,), why=why, tried=(*unit.tried, *filter(None, (tried,))))
                  for c in cases)
 
 
@@ -96,6 +96,6 @@ def run_check_unit(session: Session, unit: Unit) -> Done:
                 continue
             records.append(behaviour(Record.of(case=case, config=config, judgement=judgement, result=own,
                                                started=started, execution=execution, batch=source_id,
-                                               observed_config=_observed(session, prep, case, config)), case))
+                                               observed_config=prep.observed), case))
     return Done(records=records, leftovers=_alone_units(
         left, unit, "its check in the module it shared gave a verdict a shared build does not give", source_id.id))

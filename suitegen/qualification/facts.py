@@ -3,8 +3,10 @@
 The judge (``judge.verdicts``) is pure: it reads the rule, this module's ``Env`` and ``Given``, the build and the
 run, and calls nothing in the compilers, execute or the engine. This module asks them: the config's flags and
 targets, whether the GPU runs the config's SASS or JIT-compiles its PTX (``execute.images``), whether the
-compiler can judge the item (``Backend.out_of_scope``), whether the toolchain honoured the config
-(``Session.unhonoured``, asked only for an item whose conditions hold), and, after a run, what the driver loaded.
+compiler can judge the item (``Backend.out_of_scope``), what a build under the config did and whether the toolchain
+honoured the config (``Session.observed`` and ``Session.unhonoured``, asked only for an item whose conditions hold),
+and, after a run, what the driver loaded. The preparation also holds the recorded deviations that cover the item, so
+the route reads the observation and those deviations from it and does not ask for them again.
 """
 from __future__ import annotations
 
@@ -43,20 +45,22 @@ def unsupported_here(case: Case, config: Config, env: Env) -> str | None:
 
 
 def given(session, case: Case, config: Config, env: Env) -> Given:
-    """Return what the compiler and this machine say of an item (``Session.unhonoured`` probes the config, so it
+    """Return what the compiler and this machine say of an item (``Session.observed`` probes the config, so it
     is asked only where the item is judged at all)."""
     backend = backends.of(config.toolchain.kind)
     scope = backend.out_of_scope(case, config)
-    return Given(out_of_scope=scope,
-                 unhonoured=session.unhonoured(config, case) if scope is None and unmet(case, env) is None else None,
+    judged = scope is None and unmet(case, env) is None
+    return Given(out_of_scope=scope, unhonoured=session.unhonoured(config, case) if judged else None,
+                 observed=session.observed(config, case) if judged else None,
                  by_message=backend.same_messages, refusal=backend.refusal, gpu=session.gpus is not None,
                  host_code=config.toolchain.kind is not Compiler.NVRTC)
 
 
 def prepared(session, case: Case, config: Config) -> Preparation:
-    """Return the judge's preparation of one item of a run (``verdicts.prepare``), with what it is given."""
+    """Return the judge's preparation of one item of a run (``verdicts.prepare``), with what it is given and the
+    recorded deviations that cover it (``Preparation.observed``, ``Preparation.seen``: the route reads them there)."""
     env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
-    return prepare(case, config, env, given(session, case, config, env))
+    return prepare(case, config, env, given(session, case, config, env), session.oracle.deviations)
 
 
 def behaviour(record: Record, case: Case) -> Record:

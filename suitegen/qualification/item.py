@@ -38,7 +38,8 @@ TRUSTED_FROM_BATCH = (Verdict.PASS, Verdict.XFAIL, Verdict.UNSUPPORTED)
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Unit:
-    """Work for one thread: one item, or the batchable items of one config that share a translation unit.
+    """Work for one thread: one item, or the batchable items of one config that share a translation unit, run by
+    the runner of its kind (``UNIT_KINDS``).
 
     A single item a batch left to be built alone says why, and which batches it was in."""
 
@@ -46,14 +47,18 @@ class Unit:
     cases: tuple[Case, ...]
     why: str = ""
     tried: tuple[str, ...] = ()
-    twins: bool = False  # a batch of negative items' valid twins (``twin_units``): it judges nothing
     wider: Config | None = None  # a config of the run for more targets whose build may stand for this batch's
-    kind: str = ""  # a runner of its own (``UNIT_KINDS``); "": the cases' own way (this module's)
+    kind: str = ""  # its kind's name; "" (or one not registered): the cases' own way, by size (``kind_of``)
 
     def __str__(self) -> str:
         """The unit as an error names it: its first items, and how many more it holds."""
         names = ", ".join(item_name(c, self.config, True) for c in self.cases[:2])
         return names + (f" and {len(self.cases) - 2} more" if len(self.cases) > 2 else "")
+
+    @property
+    def twins(self) -> bool:
+        """Whether it is a batch of negative items' valid twins (``twin_units``): it judges nothing."""
+        return self.kind == TWINS
 
 
 # Phases whose rejections batch: cudafe++ and cicc report every member's errors; nvlink and ptxas name
@@ -98,24 +103,28 @@ def _batched_group(phase: Phase | None) -> tuple | None:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class UnitKind:
-    """A kind of unit with a runner of its own (in the manner of lit's test formats): the items it takes, and how.
+    """A kind of unit and its runner (in the manner of lit's test formats): the items it takes, and how.
 
-    A kind of ``size`` None takes the batches the cases' own way forms whose every item it ``takes`` (generated
-    programs: ``qualification.module_units``); one with a ``size`` forms its own units of up to ``size`` items of one
-    config and flags from the items it takes, which would otherwise go alone (``qualification.check_units``). What a
-    runner cannot judge with certainty it leaves, as units of the cases' own way."""
+    The cases' own way is four kinds of this module, which take no items of their own (``takes`` None): a batch
+    (``run_batch``), one item (``run_single``), one item a unit left to be built alone (``run_alone``) and a batch of
+    twins (``run_twins``). A kind of ``size`` None takes the batches the cases' own way forms whose every item it
+    ``takes`` (generated programs: ``qualification.module_units``); one with a ``size`` forms its own units of up to
+    ``size`` items of one config and flags from the items it takes, which would otherwise go alone
+    (``qualification.check_units``). What a runner cannot judge with certainty it leaves, as units of the cases' own
+    way."""
 
     name: str
-    takes: Callable[[Case], bool]
     run: Callable  # (session, unit) -> Done
+    takes: Callable[[Case], bool] | None = None
     size: int | None = None
 
 
 # Every kind, by name, each registered by its module (``unit_kind``); ``qualification.unit_kinds`` imports them all.
 UNIT_KINDS: dict[str, UnitKind] = {}
+BATCH, SINGLE, ALONE, TWINS = "batch", "single", "alone", "twins"  # the kinds of the cases' own way
 
 
-def unit_kind(name: str, takes: Callable[[Case], bool], size: int | None = None):
+def unit_kind(name: str, takes: Callable[[Case], bool] | None = None, size: int | None = None):
     """Register a runner for units of kind ``name`` (a decorator)."""
     def register(run):
         UNIT_KINDS[name] = UnitKind(name=name, takes=takes, run=run, size=size)
@@ -123,9 +132,20 @@ def unit_kind(name: str, takes: Callable[[Case], bool], size: int | None = None)
     return register
 
 
+def kind_of(unit: Unit) -> UnitKind:
+    """Return the kind that runs a unit: the one it names, else (it names none, or one whose module was not imported)
+    the cases' own way: ``single`` for one item, ``batch`` for several."""
+    return UNIT_KINDS.get(unit.kind) or UNIT_KINDS[SINGLE if len(unit.cases) == 1 else BATCH]
+
+
 def _own_kind(case: Case) -> UnitKind | None:
     """Return the kind that forms its own units of this case, or None."""
     return next((k for k in UNIT_KINDS.values() if k.size and k.takes(case)), None)
+
+
+def _batch_kind(cases: Sequence[Case]) -> str:
+    """Return the kind of a batch the cases' own way forms: one that takes each of its cases, else "" (theirs)."""
+    return next((k.name for k in UNIT_KINDS.values() if k.takes and not k.size and all(map(k.takes, cases))), "")
 
 
 def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int = BATCH_SIZE,
@@ -161,8 +181,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
         wide = wider(configs[key], every) if key[-1] == () and key[1] is Mode.COMPILE else None
         for start in range(0, len(cases), limit):
             chunk = tuple(cases[start:start + limit])
-            kind = next((k.name for k in UNIT_KINDS.values() if not k.size and all(map(k.takes, chunk))), "")
-            batches.append((accept, Unit(config=configs[key], cases=chunk, wider=wide, kind=kind)))
+            batches.append((accept, Unit(config=configs[key], cases=chunk, wider=wide, kind=_batch_kind(chunk))))
     for key, cases in own.items():
         size = UNIT_KINDS[key[0]].size
         batches += [(True, Unit(config=configs[key], cases=tuple(cases[i:i + size]), kind=key[0]))
@@ -215,16 +234,9 @@ class Done:
 
 
 def run_unit(session: Session, unit: Unit) -> Done:
-    """Judge the items of a unit; a batch leaves the items it could not judge with certainty to its caller."""
-    if unit.kind in UNIT_KINDS:  # (a kind whose module was not imported goes the cases' own way)
-        return UNIT_KINDS[unit.kind].run(session, unit)
-    if unit.twins:
-        return run_twins(session, unit)
-    if unit.why:
-        return Done(records=[_alone(session, unit.cases[0], unit.config, unit.why, unit.tried)])
-    if len(unit.cases) == 1:
-        return Done(records=[run_one(session, unit.cases[0], unit.config)])
-    return run_batch(session, unit.cases, unit.config, unit.wider)
+    """Judge the items of a unit by its kind's runner; a batch leaves the items it could not judge with certainty to
+    its caller."""
+    return kind_of(unit).run(session, unit)
 
 
 def run_all(session: Session, unit: Unit) -> list[Record]:
@@ -240,14 +252,9 @@ def settled(session: Session, cases: Sequence[Case], config: Config,
     the judge settles before any build (UNSUPPORTED, an unhonoured config), and the cases left to build."""
     preps = {c.key: prepared(session, c, config) for c in cases}
     records = [behaviour(Record.of(case=c, config=config, judgement=preps[c.key].final, result=None, started=started,
-                                   observed_config=_observed(session, preps[c.key], c, config)), c)
+                                   observed_config=preps[c.key].observed), c)
                for c in cases if preps[c.key].final is not None]
     return preps, records, [c for c in cases if preps[c.key].final is None]
-
-
-def _observed(session: Session, prep: Preparation, case: Case, config: Config):
-    judged = prep.final is None or prep.final.verdict is Verdict.UNRESOLVED  # conditions met: config probed
-    return session.observed(config, case) if judged else None
 
 
 # What a build must leave for what runs after it: its device module, or (not from the cache, which keeps
@@ -267,67 +274,109 @@ class Built:
 
 
 def _after(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult | None:
-    """Run what the item's plan says runs after its accepted build (one runner per ``AfterBuild``)."""
-    after = prep.after
-    if after is AfterBuild.LOAD:
-        return _device_check(session, built.module, after, built.member, None)
-    if after is AfterBuild.DEVICE_VALUE:
-        return _device_check(session, built.module, after, built.member, case.variant.value)
-    if after is AfterBuild.HOST_VALUE:
-        return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
-                            {case.key: case.variant.value})[case.key]
-    if after is AfterBuild.MODULE_CHECK:
-        return session.fatbin.run(built.product, session.check(case, prep))
-    if after is AfterBuild.PROGRAM:
-        args = () if built.member is None else (str(built.member),)
-        return _run_program(session, built.product, built.product.parent, args)
+    """Run what the item's plan says runs after its accepted build: its ``AfterBuild``'s runner (``AFTER``)."""
+    return AFTER[prep.after](session, case, config, prep, built)
+
+
+def _nothing(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> None:
+    """``NOTHING``: the item is judged on its build alone."""
     return None
 
 
+def _load(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult:
+    """``LOAD``: load the build's device module on a GPU, every kernel resolved."""
+    return _no_module(built.module) or session.fatbin.load(built.module)
+
+
+def _device_value(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult:
+    """``DEVICE_VALUE``: run the item's value kernel (in a batch, its member's) from the build's device module."""
+    return _no_module(built.module) or session.fatbin.value(built.module, built.member, case.variant.value)
+
+
+def _host_value(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult:
+    """``HOST_VALUE``: link the build's object with the value driver and run the item's check on the host."""
+    return _host_values(session, built.product, config, case.variant.flags, {case.key: built.member},
+                        {case.key: case.variant.value})[case.key]
+
+
+def _module_check(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult:
+    """``MODULE_CHECK``: run the item's check hook on the built module file."""
+    return session.fatbin.run(built.product, session.check(case, prep))
+
+
+def _program(session: Session, case: Case, config: Config, prep: Preparation, built: Built) -> ExecResult:
+    """``PROGRAM``: run the built program (in a batch, its member) on a GPU."""
+    args = () if built.member is None else (str(built.member),)
+    return _run_program(session, built.product, built.product.parent, args)
+
+
+# One runner per ``AfterBuild``: (session, case, config, preparation, ``Built``) -> what ran gave (None: nothing ran).
+AFTER: dict[AfterBuild, Callable[..., ExecResult | None]] = {
+    AfterBuild.NOTHING: _nothing, AfterBuild.LOAD: _load, AfterBuild.DEVICE_VALUE: _device_value,
+    AfterBuild.HOST_VALUE: _host_value, AfterBuild.MODULE_CHECK: _module_check, AfterBuild.PROGRAM: _program}
+
+
 def run_one(session: Session, case: Case, config: Config) -> Record:
-    """Judge one item alone: nothing is built for an UNSUPPORTED or unhonoured config.
+    """Judge one item alone: its record is the first that its builds (``BUILDS``), tried in order, decide.
 
-    An item expected to be rejected by the device front end is first built only up to it (not where a recorded
-    deviation says the toolchain accepts it); a verdict other than PASS or XFAIL is never taken from that short
-    build: the item is built whole and judged again, so every FAIL's evidence and reproducer is the full
-    command."""
+    First, for an item expected to be rejected by the device front end (``_front_end_first``), the build only up to
+    it; then the whole build, which always decides (for an UNSUPPORTED or unhonoured config, building nothing). A
+    short build decides only where its verdict is PASS or XFAIL (``SHORT_VERDICTS``): with any other the item is
+    built whole and judged again, so every FAIL's evidence and reproducer is the full command."""
     prep = prepared(session, case, config)
-    if _front_end_first(session, case, config, prep):
-        record = _judge_alone(session, case, config, prep, short=True)
-        if record is not None and record.verdict in (Verdict.PASS, Verdict.XFAIL):
-            return record
-    return _judge_alone(session, case, config, prep, short=False)
+    return next(record for build in BUILDS if (record := build(session, case, config, prep)) is not None)
 
 
-def _front_end_first(session: Session, case: Case, config: Config, prep: Preparation) -> bool:
+# The verdicts a build only up to the device front end may give, alone or batched; any other is the whole build's.
+SHORT_VERDICTS = (Verdict.PASS, Verdict.XFAIL)
+
+
+def _front_end_first(prep: Preparation) -> bool:
     """Whether an item is built first only up to its device front end: only its build is judged, and it is
     expected to be rejected there: by the guide, unless a recorded deviation says otherwise, or by a recorded
-    deviation that saw the toolchain reject it there."""
-    exp = prep.expectation
+    deviation that saw the toolchain reject it there (``Preparation.seen``)."""
+    exp, seen = prep.expectation, prep.seen
     if prep.final is not None or prep.after is not AfterBuild.NOTHING or exp is None:
         return False
-    seen = covering(case, prep.env, session.oracle.deviations, exp)
     if seen:
         return not seen[0].observed.accepted and seen[0].phase in PHASE_GROUPS["front-end"]
     return exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ())
 
 
-def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation, short: bool) -> Record | None:
-    """Build and judge one item; ``short``: only up to its device front end (None where that did not reject it)."""
+def _front_end_only(session: Session, case: Case, config: Config, prep: Preparation) -> Record | None:
+    """The build only up to the device front end (``compile.front_end_build``), for an item built so first: its
+    record where that build rejected it there with a verdict in ``SHORT_VERDICTS``, else None."""
+    if not _front_end_first(prep):
+        return None
+    record = _judge_alone(session, case, config, prep, lambda folder: front_end_build(
+        case, config, folder, timeout=session.options.timeout, cached=not session.options.no_cache))
+    return record if record is not None and record.verdict in SHORT_VERDICTS else None
+
+
+def _whole(session: Session, case: Case, config: Config, prep: Preparation) -> Record:
+    """The item's whole build, its own command (through the build cache where nothing runs its product; nothing for
+    an item the judge settled before the build): it always decides."""
+    return _judge_alone(session, case, config, prep, lambda folder: compile_case(
+        case, config, folder, timeout=session.options.timeout,
+        cached=prep.after not in NEEDS_PRODUCT and not session.options.no_cache, image=prep.after in NEEDS_MODULE))
+
+
+# An item's builds, in the order ``run_one`` tries them: each returns the item's record, or None: not decided by it.
+BUILDS = (_front_end_only, _whole)
+
+
+def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation,
+                 build: Callable[[Path], CompileResult | None]) -> Record | None:
+    """Build one item (``build``, into a scratch folder; None: that build does not decide, nor does this) and judge it;
+    nothing is built for an item the judge settled before the build."""
     started = now()
     result = execution = None
     if prep.final is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-") as tmp:
             folder = Path(tmp)
-            if short:
-                result = front_end_build(case, config, folder, timeout=session.options.timeout,
-                                         cached=not session.options.no_cache)
-                if result is None:
-                    return None
-            else:
-                result = compile_case(case, config, folder, timeout=session.options.timeout,
-                                      cached=prep.after not in NEEDS_PRODUCT and not session.options.no_cache,
-                                      image=prep.after in NEEDS_MODULE)
+            result = build(folder)
+            if result is None:
+                return None
             if result.outcome.accepted:
                 built = Built(module=folder / MODULE, product=backends.output_path(case, config, folder))
                 execution = _after(session, case, config, prep, built)
@@ -335,7 +384,7 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
     judgement = verdict(prep, case, result, session.oracle.deviations, execution=execution,
                         execution_skipped=session.execution_skipped, twin=twin)
     return behaviour(Record.of(case=case, config=config, judgement=judgement, result=result, started=started,
-                               execution=execution, observed_config=_observed(session, prep, case, config)), case)
+                               execution=execution, observed_config=prep.observed), case)
 
 
 def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:
@@ -434,13 +483,14 @@ def _twin_batches(session: Session, pairs: Sequence[tuple[Case, Config]]) -> lis
     out = []
     for other, by_key in groups.values():
         cases = list(by_key.values())
-        out += [Unit(config=other, cases=tuple(cases[start:start + BATCH_SIZE]), twins=True)
+        out += [Unit(config=other, cases=tuple(cases[start:start + BATCH_SIZE]), kind=TWINS)
                 for start in range(0, len(cases), BATCH_SIZE) if len(cases) - start >= 2]
     for unit in out:
         session.twins.expect((c.key, unit.config.key) for c in unit.cases)
     return out
 
 
+@unit_kind(TWINS)
 def run_twins(session: Session, unit: Unit) -> Done:
     """Build a batch of twins (``twin_units``) and keep, in the session, each one the batch attributes with
     certainty (``batch.split``: as its single build would give it); it judges nothing. A twin left out is
@@ -456,17 +506,18 @@ def run_twins(session: Session, unit: Unit) -> Done:
     return Done(records=[])
 
 
-def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Config | None = None) -> Done:
-    """Judge items of one config from as few builds as attribution allows (``wider``: see ``Unit``).
+@unit_kind(BATCH)
+def run_batch(session: Session, unit: Unit) -> Done:
+    """Judge a batch's items, of one config, from as few builds as attribution allows (``Unit.wider``: see ``Unit``).
 
     A verdict a batch could have caused is never taken from it: anything but PASS, XFAIL or "compiled;
     not run" (and for a program that ran, anything but PASS) is built again alone, so every FAIL's
     evidence and reproducer is its single-case command; those single builds are the leftovers returned.
     """
-    started = now()
+    cases, config, wider, started = unit.cases, unit.config, unit.wider, now()
     preps, records, todo = settled(session, cases, config, started)
     stopping = {c.key for c in todo if _stops_the_build(session, case=c, config=config, prep=preps[c.key])}
-    leftovers = [Unit(config=config, cases=(c,), why=STOPS) for c in todo if c.key in stopping]
+    leftovers = [Unit(config=config, cases=(c,), why=STOPS, kind=ALONE) for c in todo if c.key in stopping]
     todo = [c for c in todo if c.key not in stopping]
     _unplanned_twins(session, todo, config, preps)
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
@@ -487,7 +538,8 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
         left = "the only item of its batch to build" if len(todo) == 1 else "no batch build attributed it"
         for case in todo:
             if case.key not in built:
-                leftovers.append(Unit(config=config, cases=(case,), why=left, tried=tuple(tried.get(case.key, []))))
+                leftovers.append(Unit(config=config, cases=(case,), why=left, tried=tuple(tried.get(case.key, [])),
+                                      kind=ALONE))
                 continue
             member = built[case.key]
             prep, after = preps[case.key], afters[case.key]
@@ -505,13 +557,12 @@ def run_batch(session: Session, cases: Sequence[Case], config: Config, wider: Co
             trusted = (Verdict.PASS,) if execution else TRUSTED_FROM_BATCH
             if judgement.verdict not in trusted:
                 said = " ".join(judgement.reason.split())[:300]  # so a record says what the batch saw
-                leftovers.append(Unit(config=config, cases=(case,), tried=(member.source.id,),
+                leftovers.append(Unit(config=config, cases=(case,), tried=(member.source.id,), kind=ALONE,
                                       why=f"the batch said {judgement.verdict.value}: {said}"))
                 continue
             records.append(behaviour(Record.of(case=case, config=config, judgement=judgement, result=member.result,
                                                started=started, execution=execution,
-                                               observed_config=_observed(session, prep, case, config),
-                                               batch=member.source), case))
+                                               observed_config=prep.observed, batch=member.source), case))
     return Done(records=records, leftovers=tuple(leftovers))
 
 
@@ -525,15 +576,14 @@ def _front_end_first_batch(session: Session, cases: Sequence[Case], config: Conf
     the batch so (``batch.front_end_command``: it skips the host side's preprocessor and cudafe++, and cicc
     reports the errors cudafe++ would stop at beside its own): return the members it judged PASS or XFAIL, as
     ``run_one``'s short build does for one item. The others are built whole."""
-    if len(cases) < 2 or not all(_front_end_first(session, c, config, preps[c.key]) for c in cases):
+    if len(cases) < 2 or not all(_front_end_first(preps[c.key]) for c in cases):
         return {}
     if batch.front_end_command(cases, config) is None:
         return {}
     built = _build(session, cases, config, root, tried, hints, afters, stopped, short=True)
     by_key = {c.key: c for c in cases}
     return {key: member for key, member in built.items()
-            if verdict(preps[key], by_key[key], member.result, session.oracle.deviations).verdict
-            in (Verdict.PASS, Verdict.XFAIL)}
+            if verdict(preps[key], by_key[key], member.result, session.oracle.deviations).verdict in SHORT_VERDICTS}
 
 
 def _stops_the_build(session: Session, *, case: Case, config: Config, prep: Preparation) -> bool:
@@ -550,8 +600,17 @@ def _seen_accepted(session: Session, case: Case, config: Config) -> bool:
     return expected_side(case, config, session.oracle.deviations) == ()
 
 
-def _alone(session: Session, case: Case, config: Config, why: str, tried: Sequence[str]) -> Record:
-    return replace(run_one(session, case, config), batch=Alone(why=why, tried=tuple(tried)))
+@unit_kind(SINGLE)
+def run_single(session: Session, unit: Unit) -> Done:
+    """Judge a unit's one item alone (``run_one``)."""
+    return Done(records=[run_one(session, unit.cases[0], unit.config)])
+
+
+@unit_kind(ALONE)
+def run_alone(session: Session, unit: Unit) -> Done:
+    """Judge alone the one item a unit left to be built so: its record says why, and which shared builds it was in."""
+    record = run_one(session, unit.cases[0], unit.config)
+    return Done(records=[replace(record, batch=Alone(why=unit.why, tried=tuple(unit.tried)))])
 
 
 def _run_program(session: Session, program: Path, cwd: Path, args: tuple[str, ...] = ()) -> ExecResult:
@@ -561,17 +620,16 @@ def _run_program(session: Session, program: Path, cwd: Path, args: tuple[str, ..
     return run_program(program, cwd, session.options.exec_timeout, session.gpus.take(), args=args)
 
 
-def _device_check(session: Session, module: Path, check: AfterBuild, member: int | None,
-                  value: int | None) -> ExecResult:
-    """Load an accepted build's module (``LOAD``) or run a member's value kernel (``DEVICE_VALUE``); a build
-    that left no module (an object without one, a failed device link) fails the check."""
-    if not module.exists():
-        why = module.with_name(DLINK_LOG)
-        detail = "the accepted build left no loadable device module" + (
-            f": its device link said: {why.read_text()[-1500:]}" if why.exists() else "")
-        return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=detail, output="", duration=0.0,
-                          gpu="", command=())
-    return session.fatbin.load(module) if check is AfterBuild.LOAD else session.fatbin.value(module, member, value)
+def _no_module(module: Path) -> ExecResult | None:
+    """Return a failed device check where an accepted build left no loadable device module (an object without one,
+    a failed device link), else None."""
+    if module.exists():
+        return None
+    why = module.with_name(DLINK_LOG)
+    detail = "the accepted build left no loadable device module" + (
+        f": its device link said: {why.read_text()[-1500:]}" if why.exists() else "")
+    return ExecResult(status=ExecStatus.FAILED, exit_code=None, detail=detail, output="", duration=0.0, gpu="",
+                      command=())
 
 
 def _batch_programs(session: Session, cases: Sequence[Case], built: dict[str, "Member"],

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from suitegen.compilers import backends, cache, modules
 from suitegen.qualification.facts import behaviour
-from suitegen.qualification.item import Done, Unit, _observed, settled, unit_kind
+from suitegen.qualification.item import ALONE, Done, Unit, settled, unit_kind
 from suitegen.qualification.session import Session, now
 from suitegen.judge.verdicts import verdict
 from suitegen.model import Batched, Compiler, Config, ExecStatus, Record, Verdict, digest
@@ -35,7 +35,7 @@ def build_for(config: Config, flags: tuple[str, ...]) -> modules.DeviceBuild | N
 def run_module_unit(session: Session, unit: Unit) -> Done:
     """Judge a unit of generated programs from one module build and one GPU request; leave the rest."""
     config, started = unit.config, now()
-    own_way = replace(unit, kind="")
+    own_way = replace(unit, kind="")  # the cases' own way: their batch, or one alone (``item.kind_of``)
     build = build_for(config, unit.cases[0].variant.flags)
     if build is None:
         return Done(records=[], leftovers=(own_way,))
@@ -75,7 +75,7 @@ def run_module_unit(session: Session, unit: Unit) -> Done:
             continue
         records.append(behaviour(Record.of(case=case, config=config, judgement=judgement, result=result,
                                            started=started, execution=execution, batch=source_id,
-                                           observed_config=_observed(session, preps[case.key], case, config)), case))
-    leftovers = tuple(replace(own_way, cases=(c,), why="its module's run gave a cell other than the model's")
+                                           observed_config=preps[case.key].observed), case))
+    leftovers = tuple(replace(unit, kind=ALONE, cases=(c,), why="its module's run gave a cell other than the model's")
                       for c in left)
     return Done(records=records, leftovers=leftovers)

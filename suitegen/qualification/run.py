@@ -18,7 +18,7 @@ from pathlib import Path
 from suitegen import __version__, procs, resources
 from suitegen.engine import options
 from suitegen.qualification import unit_kinds  # noqa: F401 - unit_kinds registers every unit kind
-from suitegen.qualification.item import builds_programs, safe_run_unit, several_targets, twin_units, units
+from suitegen.qualification.item import builds_programs, kind_of, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
 from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
@@ -324,10 +324,11 @@ def _raise_stop(signum, frame) -> None:
 
 
 def unit_kind(unit) -> str:
-    """Return what a unit's cost is estimated by: batch or single, the toolchain's kind, the build mode (or the unit's
-    own kind, such as a module of generated programs)."""
+    """Return what a unit's cost is estimated by: batch or single, the toolchain's kind, the build mode (or the name of
+    a kind that takes items of its own, such as a module of generated programs)."""
     shape = "batch" if len(unit.cases) > 1 else "single"
-    return f"{shape} {unit.config.toolchain.kind.value} {unit.kind or unit.cases[0].variant.mode.value}"
+    kind = kind_of(unit)
+    return f"{shape} {unit.config.toolchain.kind.value} {kind.name if kind.takes else unit.cases[0].variant.mode.value}"
 
 
 def _timed(estimate: Estimate, session: Session, unit):

@@ -25,7 +25,6 @@ from suitegen.execute import deferred
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuInfo, GpuPool, detect_gpu
 from suitegen.execute.images import GPU_CC, compute_capability
-from suitegen.judge.deviations import covering
 from suitegen.model import Case, CompileResult, Compiler, Config, CorpusSpec, ObservedConfig, RuleRef, Std, Toolchain, UsageError, arch_number
 from suitegen.oracle import loader as oracle_mod
 from suitegen.oracle import conditions
@@ -84,9 +83,9 @@ class Session:
 
     def check(self, case: Case, prep):
         """Return a module-check case's check: its variant's hook on its params, the profile's ``checks`` over them,
-        except where a recorded deviation of its run covers the prepared item (``verdicts.Preparation``): that keeps
-        the rule's own params, so the run looks where the deviation was seen (a smaller sample may miss it)."""
-        seen = [d for d in covering(case, prep.env, self.oracle.deviations, prep.expectation) if d.run]
+        except where a recorded deviation of its run covers the prepared item (``verdicts.Preparation.seen``): that
+        keeps the rule's own params, so the run looks where the deviation was seen (a smaller sample may miss it)."""
+        seen = any(d.run for d in prep.seen)
         return case.variant.check({**case.variant.params, **({} if seen else dict(self.checks))})
 
     def observed(self, config: Config, case: Case) -> ObservedConfig | None:
