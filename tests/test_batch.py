@@ -389,7 +389,6 @@ def test_batched_verdicts_equal_single_ones(tmp_path):
     """The reference path and the batched path judge every (case, config) alike, on real nvcc."""
     rules = ["device-memory-space/no-automatic-in-device-function", "deprecation/gcc-diagnostic-pragma-front-end",
              "deprecation/device-reference-diagnosed", "built-in-variables/types",
-             "built-in-variables/device-functions-only",
              "relocatable-device-code/one-external-definition"]  # accepted, rejected and warned-about cases
     runs = {}
     for mode in ("off", "on"):
