@@ -10,6 +10,7 @@ else (the cache, batching's attribution, the judge, execution) is the same for e
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
@@ -123,6 +124,7 @@ class OneProcess:
         return None
 
 
+@functools.cache
 def of(kind: Compiler) -> Backend:
     """Return the backend of a compiler kind."""
     return importlib.import_module(MODULES[kind]).BACKEND

@@ -117,6 +117,7 @@ class UnitKind:
     run: Callable  # (session, unit) -> Done
     takes: Callable[[Case], bool] | None = None
     size: int | None = None
+    processes: bool = True  # the programs its units build run as processes of their own (False: in the GPU worker)
 
 
 # Every kind, by name, each registered by its module (``unit_kind``); ``qualification.unit_kinds`` imports them all.
@@ -124,10 +125,11 @@ UNIT_KINDS: dict[str, UnitKind] = {}
 BATCH, SINGLE, ALONE, TWINS = "batch", "single", "alone", "twins"  # the kinds of the cases' own way
 
 
-def unit_kind(name: str, takes: Callable[[Case], bool] | None = None, size: int | None = None):
+def unit_kind(name: str, takes: Callable[[Case], bool] | None = None, size: int | None = None,
+              processes: bool = True):
     """Register a runner for units of kind ``name`` (a decorator)."""
     def register(run):
-        UNIT_KINDS[name] = UnitKind(name=name, takes=takes, run=run, size=size)
+        UNIT_KINDS[name] = UnitKind(name=name, takes=takes, run=run, size=size, processes=processes)
         return run
     return register
 
@@ -188,7 +190,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
                     for i in range(0, len(cases), size)]
     # Longest first, so no long unit is left for the end of a run. Units that build programs come first:
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
-    # build. Then reject batches (their members may be built again, some alone, one after another), the
+    # build (not a kind whose programs run in the GPU worker, such as generated modules). Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items. A PTX-only config's units come after the others of their kind, so
     # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``); so do
     # a several-target config's reject batches and single items (from its first target's), and the batches whose
@@ -220,8 +222,9 @@ def ptx_only(config: Config) -> bool:
 
 
 def builds_programs(unit: Unit) -> bool:
-    """Whether a unit builds programs (which may run on a GPU)."""
-    return unit.cases[0].variant.mode in (Mode.LINK, Mode.RDC_LINK)
+    """Whether a unit builds programs that run as processes of their own (on a GPU, whose driver starts one process's
+    context at a time); not a kind whose programs run in the GPU worker (``UnitKind.processes``)."""
+    return unit.cases[0].variant.mode in (Mode.LINK, Mode.RDC_LINK) and kind_of(unit).processes
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

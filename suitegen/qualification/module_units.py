@@ -31,7 +31,7 @@ def build_for(config: Config, flags: tuple[str, ...]) -> modules.DeviceBuild | N
     return modules.target_build("run", config.arch, config.std.value, (*config.flags, *flags))
 
 
-@unit_kind("module", takes=lambda case: case.variant.kernel is not None)
+@unit_kind("module", takes=lambda case: case.variant.kernel is not None, processes=False)
 def run_module_unit(session: Session, unit: Unit) -> Done:
     """Judge a unit of generated programs from one module build and one GPU request; leave the rest."""
     config, started = unit.config, now()
