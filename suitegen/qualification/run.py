@@ -398,12 +398,10 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
         estimate.plan(id(unit), unit_kind(unit), len(unit.cases))
     procs.reset()
     procs.limit_cores(jobs)
-    # Units that build programs take at most the threads beyond ``jobs``: however many of them wait in the GPU's
-    # queue, the other units keep threads enough to work every core (and at the end of a run, where programs are
-    # left, as many build at once as the GPU's queue takes).
-    threads = jobs + gpu_waiters(session, jobs)
-    scheduler = Scheduler(partial(_timed, estimate, session), jobs=threads, key=_leftovers_first, lane=_lane,
-                          lanes={PROGRAMS: max(jobs, threads - jobs)})
+    # At most ``jobs`` units that build programs at once: however many of them wait in the GPU's queue, the
+    # other units keep threads enough to work every core.
+    scheduler = Scheduler(partial(_timed, estimate, session), jobs=jobs + gpu_waiters(session, jobs),
+                          key=_leftovers_first, lane=_lane, lanes={PROGRAMS: jobs})
     scheduler.add(*work)
     recorded: set = set()
     latest = None  # the unit whose records were being appended when a stop came: kept whole
