@@ -2,6 +2,7 @@
 import pickle
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -171,6 +172,29 @@ def test_reduction_keeps_what_the_test_asks_for_and_never_adds_undefined_behavio
     assert has_mul(small)
     assert all(reduce.expected(c) is not None for c in seen)
     assert reduce.size(small.body) + reduce.size(small.funcs) <= 12 < reduce.size(p.body)
+
+
+def test_reduction_shrinks_the_harness_to_one_thread_and_one_output():
+    """Where the bug needs no more, a reduced program runs one thread of one block with one output (its slot renumbered
+    to 0) and no exchanges or atomics, and its reproducers hold one expected cell and no loop over threads; a bug that
+    needs a warp exchange keeps a whole warp (the model refuses a full-mask warp operation in a partial one)."""
+    def xor_out(prog) -> bool:  # an output computed with a ^
+        return any(isinstance(n, ir.Out) and any(isinstance(m, ir.Bin) and m.op == "^" for _, m in reduce.walk(n))
+                   for _, n in reduce.walk(prog.body))
+    p = next(q for q in (populate.generate("harness", i) for i in range(40))
+             if q.lanes > 32 and q.comms and q.atomics and q.outputs > 1 and xor_out(q))
+    small = reduce.reduce(p, lambda cands: [xor_out(c) for c in cands])
+    assert (small.blocks, small.threads, small.outputs, small.comms, small.atomics) == (1, 1, 1, (), ())
+    assert [n.slot for _, n in reduce.walk(small.body) if isinstance(n, ir.Out)] == [0]
+    expected = reduce.expected(small)
+    gpu, host = emit.standalone(small, expected), emit.host_standalone(small, expected)
+    assert len(expected) == 1 and "sg_expect[1] = " in gpu and "<<<1, 1>>>" in gpu and "for (unsigned t" not in host
+    shfl = ir.Comm(kind="shfl", type=s.U32, src=1, out=2, params=("xor", 1, 0))
+    q = ir.Program(name="w", seed="w", blocks=2, threads=64, tables=(), funcs=(), outputs=2, comms=(shfl,),
+                   body=(ir.Out(slot=0, value=ir.Env(name="tid")), ir.Out(slot=1, value=ir.Env(name="lane"))))
+    assert reduce.expected(replace(q, threads=16)) is None
+    small = reduce.reduce(q, lambda cands: [bool(c.comms) for c in cands])
+    assert (small.blocks, small.threads, small.outputs, small.comms) == (1, 32, 1, (replace(shfl, src=0, out=1),))
 
 
 def test_reduction_takes_a_statement_out_of_its_loop_branch_or_switch():

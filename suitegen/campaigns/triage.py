@@ -118,7 +118,7 @@ class Tester:
 
 
 class TextTester:
-    """Says which texts of a wrong program (helpers and namespace, ``emit.reducible``) still show the bug,
+    """Says which texts of a wrong program (helpers and declarations, ``emit.reducible``) still show the bug,
     without the model: the good build must agree with a host build under UBSan (g++ ``-O0``, which must
     report nothing), and the bad build must differ from the good one. Each candidate builds on its own core."""
 
@@ -129,7 +129,7 @@ class TextTester:
         self.why = ""  # why the last text judged was not interesting (read after a batch of one)
 
     def _gpu(self, build_name: str, text: str) -> list[int] | None:
-        return run_cells(self.c, build_name, text + emit.kernel(self.p), self.p, use_cache=False)[2]
+        return run_cells(self.c, build_name, emit.alone(self.p, text), self.p, use_cache=False)[2]
 
     def one(self, text: str) -> bool:
         if time.monotonic() > self.deadline:
@@ -267,7 +267,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Prog
     def crashes(programs_: list) -> list[bool]:
         def one(p):
             folder = Path(tempfile.mkdtemp(prefix="c", dir=campaign.scratch))
-            built = modules.build_module(campaign.tc, build, emit.source([p], minimal=True), folder, timeout=600,
+            built = modules.build_module(campaign.tc, build, emit.alone(p), folder, timeout=600,
                                          use_cache=False)
             return built.crashed
         return _each(campaign, one, programs_)
@@ -279,7 +279,7 @@ def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Prog
     small = culprits[0]
     if o.reduce and time.monotonic() < deadline:
         small = reduce.reduce(small, crashes, batch=max(2, o.jobs), deadline=deadline)
-    text = emit.source([small], minimal=True)
+    text = emit.alone(small)
     if o.reduce and time.monotonic() < deadline:  # then line by line: a crash needs no model of the program
         text = shrink_crash(campaign, build, text, deadline)
     final = modules.build_module(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="f", dir=campaign.scratch)),

@@ -1,14 +1,16 @@
 """Spells generated programs in CUDA C++: many programs per source file, a standalone reproducer, a host check.
 
-Each program sits in ``namespace sg_<name>`` with its tables, functions and ``body``; its kernel is
-``extern "C" sg_k_<name>``. Thread t writes ``width`` 64-bit outputs at ``out[t * width]``; the global
-atomic reductions fold into the cells after ``lanes * width``. The same text compiles as host C++
+Each program sits in ``namespace sg_<name>`` with its tables, functions and ``body`` (a file of one program, such
+as a reproducer, needs no namespace); its kernel is ``extern "C" sg_k_<name>``. ``body`` takes the built-in
+values it reads (``tid``, ``lane``, ...) and the thread's outputs ``o``. Thread t writes ``width`` 64-bit outputs
+at ``out[t * width]``; the global atomic reductions fold into the cells after ``lanes * width``. A program
+of one thread has a kernel and a host check without a thread loop. The same text compiles as host C++
 (g++ with ``HOST_PRELUDE``): the execution-space keywords become nothing and the device intrinsics
 their portable definitions, which is how CI checks programs against the model without a GPU.
 """
 from __future__ import annotations
 
-from suitegen.synth import exchange, ir
+from suitegen.synth import exchange, interp, ir
 from suitegen.synth import semantics as s
 from suitegen.synth.interp import VECTORS
 
@@ -41,7 +43,6 @@ PRELUDE = r"""
 #ifndef __CUDACC_RTC__
 #include <cstring>
 #endif
-struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };
 #define SG_HD __host__ __device__ __forceinline__
 SG_HD unsigned long long sg_bits(bool x) { return x ? 1ull : 0ull; }
 SG_HD unsigned long long sg_bits(signed char x) { return (unsigned char)x; }
@@ -151,7 +152,7 @@ def prelude_of(used) -> str:
     """Return the prelude's fixed head and the snippets named in ``used``, in the prelude's order."""
     _, parts = _snippets()
     body = "".join(parts[n] for n in parts if n in used)
-    head = (CSTRING if "memcpy" in body else "") + "struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };\n"
+    head = CSTRING if "memcpy" in body else ""
     if body:
         head += "#define SG_HD __host__ __device__ __forceinline__\n" + (SG_DEV_MACRO if "SG_DEV" in body else "")
     return head + body
@@ -170,6 +171,12 @@ class Writer:
         self.tables = {t.name: t for t in program.tables}
         self.funcs = {f.name: f for f in program.funcs}
         self.tparam: s.CType | None = None  # the type spelled T inside a function template
+        self._ret: s.CType | None = None  # the return type of the function being spelled
+        self.read: set[str] = set()  # the built-ins spelled so far
+
+    def builtins(self) -> tuple[str, ...]:
+        """Return the built-ins spelled so far, in ``ir.BUILTINS``' order."""
+        return tuple(n for n in ir.BUILTINS if n in self.read)
 
     def t(self, t: s.CType) -> str:
         return "T" if self.tparam is not None and t == self.tparam else t.name
@@ -185,7 +192,8 @@ class Writer:
         if k is ir.Ref:
             return n.var.name
         if k is ir.Env:
-            return f"e.{n.name}"
+            self.read.add(n.name)
+            return n.name
         if k is ir.Un:
             return f"({n.op}({self.e(n.arg)}))"
         if k is ir.Bin:
@@ -202,8 +210,9 @@ class Writer:
             return self.call(n)
         if k is ir.Load:
             table = self.tables[n.table]
-            if table.writable:
-                return f"{n.table}[e.tid]"
+            if table.writable:  # the thread's own slot
+                self.read.add("tid")
+                return f"{n.table}[tid]"
             return f"{n.table}[(unsigned)({self.e(n.index)}) % {len(table.values)}u]"
         if k is ir.Elem:
             return f"{n.array.name}[(unsigned)({self.e(n.index)}) % {n.size}u]"
@@ -251,8 +260,8 @@ class Writer:
             return (f"{pad}{n.kind} {n.var.name} = make_{n.kind}"
                     f"({', '.join(self.cast(comp, c) for c in n.comps)});\n")
         if k is ir.GlobalStore:
-            t = self.tables[n.table].type
-            return f"{pad}{n.table}[e.tid] = {self.cast(t, n.value)};\n"
+            self.read.add("tid")
+            return f"{pad}{n.table}[tid] = {self.cast(self.tables[n.table].type, n.value)};\n"
         if k is ir.If:
             text = f"{pad}if ({self.e(n.test)}) {{\n{self.block(n.then, ind + 1)}{pad}}}"
             if n.other:
@@ -303,37 +312,78 @@ class Writer:
         return f"{t.space} {t.type.name} {t.name}[{len(t.values)}] = {{{vals}}};\n"
 
 
-def namespace(p: ir.Program) -> str:
-    """Return the program's namespace: tables, functions and its per-thread ``body``."""
+BODY = "__device__ void body("  # how a program's body begins: its built-ins, then its outputs ``o``
+DEVICE_ENV = {"tid": "sg_t", "tx": "threadIdx.x", "bx": "blockIdx.x", "bdim": "blockDim.x", "gdim": "gridDim.x",
+              "lane": "threadIdx.x % 32u", "warp": "warpSize"}  # the built-ins in a kernel (sg_t: the thread's index)
+HOST_ENV = {"tid": "t", "tx": "t % {n}u", "bx": "t / {n}u", "bdim": "{n}u", "gdim": "{b}u", "lane": "t % 32u",
+            "warp": "32"}  # the same for host thread t of a launch of b blocks of n threads
+
+
+def builtins(p: ir.Program) -> tuple[str, ...]:
+    """Return the built-in values the program's body reads (``ir.BUILTINS``' order): its parameters before ``o``."""
     w = Writer(p)
-    parts = [f"namespace sg_{p.name} {{\n// seed {p.seed}, policy {p.policy}\n"]
+    w.block(p.body, 1)
+    return w.builtins()
+
+
+def _call(p: ir.Program, env: dict[str, str], alone: bool = False) -> str:
+    """Return the statement that runs the program's body, its built-ins spelled by ``env`` (``alone``: unqualified,
+    as in a file of this program alone)."""
+    args = ", ".join([*(env[n] for n in builtins(p)), "o"])
+    return f"{'' if alone else f'sg_{p.name}::'}body({args});"
+
+
+def _host_env(p: ir.Program) -> dict[str, str]:
+    """Return the built-ins as host thread ``t`` sees them (in a program of one thread, their values)."""
+    if p.lanes == 1:
+        return {n: s.literal(ir.BUILTINS[n], vals[0]) for n, vals in interp.env(p).items()}
+    return {n: e.format(n=p.threads, b=p.blocks) for n, e in HOST_ENV.items()}
+
+
+def namespace(p: ir.Program, alone: bool = False) -> str:
+    """Return the program's namespace: tables, functions and its per-thread ``body`` (``alone``: the same without the
+    namespace, for a file that holds this program alone)."""
+    w = Writer(p)
+    parts = [] if alone else [f"namespace sg_{p.name} {{\n// seed {p.seed}, policy {p.policy}\n"]
     parts += [w.table(t) for t in p.tables]
     for f in p.funcs:
         w._ret = f.ret
         parts.append(w.func(f))
-    w._ret = None
-    parts.append(f"__device__ void body(const sg_env &e, unsigned long long *o) {{\n{w.block(p.body, 1)}}}\n")
-    parts.append(f"}}  // namespace sg_{p.name}\n")
-    return "".join(parts)
+    w._ret, w.read = None, set()
+    body = w.block(p.body, 1)
+    params = "".join(f"{ir.BUILTINS[n].name} {n}, " for n in w.builtins())
+    parts.append(f"{BODY}{params}unsigned long long *o) {{\n{body}}}\n")
+    return "".join(parts) + ("" if alone else f"}}  // namespace sg_{p.name}\n")
 
 
-def kernel(p: ir.Program) -> str:
-    """Return the program's kernel: the body per thread, then its exchanges and atomic reductions."""
-    lines = [f'extern "C" __global__ void sg_k_{p.name}(unsigned long long *sg_out) {{',
-             "  const unsigned sg_t = blockIdx.x * blockDim.x + threadIdx.x;",
-             "  const sg_env e = {sg_t, threadIdx.x, blockIdx.x, blockDim.x, gridDim.x, threadIdx.x % 32u, warpSize};",
-             f"  unsigned long long *o = sg_out + (unsigned long long)sg_t * {p.width}u;",
-             f"  sg_{p.name}::body(e, o);"]
-    lines += ["  " + exchange.code(c, k) for k, c in enumerate(p.comms)]
-    lines += ["  " + exchange.atomic_code(op, src, k, f"sg_out + {p.lanes * p.width}u")
-              for k, (op, src) in enumerate(p.atomics)]
-    return "\n".join(lines) + "\n}\n"
+def kernel(p: ir.Program, alone: bool = False) -> str:
+    """Return the program's kernel: the body per thread, then its exchanges and atomic reductions (``alone``: calling
+    the body of a file of this program alone). A kernel of one thread writes its outputs at the buffer's start."""
+    several = p.lanes > 1
+    buffer = "sg_out" if several else "o"
+    call = _call(p, DEVICE_ENV, alone)
+    lines = ["const unsigned sg_t = blockIdx.x * blockDim.x + threadIdx.x;"] if several or "sg_t" in call else []
+    if several:
+        lines.append(f"unsigned long long *o = sg_out + (unsigned long long)sg_t * {p.width}u;")
+    lines.append(call)
+    lines += [exchange.code(c, k) for k, c in enumerate(p.comms)]
+    tail = f"{buffer} + {p.lanes * p.width}u"
+    lines += [exchange.atomic_code(op, src, k, tail) for k, (op, src) in enumerate(p.atomics)]
+    head = f'extern "C" __global__ void sg_k_{p.name}(unsigned long long *{buffer}) {{'
+    if len(lines) == 1:
+        return f"{head} {lines[0]} }}\n"
+    return "\n  ".join([head, *lines]) + "\n}\n"
 
 
-def source(programs, minimal: bool = False) -> str:
-    """Return one translation unit holding several programs (a batch); ``minimal``: only the helpers they use."""
-    return (prelude(programs) if minimal else HOST_PRELUDE + PRELUDE) + "".join(namespace(p) + kernel(p)
-                                                                              for p in programs)
+def source(programs) -> str:
+    """Return one translation unit holding several programs (a batch)."""
+    return HOST_PRELUDE + PRELUDE + "".join(namespace(p) + kernel(p) for p in programs)
+
+
+def alone(p: ir.Program, text: str | None = None) -> str:
+    """Return a file of one program's device code: the helpers it uses, its declarations and its kernel (``text``:
+    the helpers and declarations to use instead, such as a textually reduced form of ``reducible``)."""
+    return (reducible(p) if text is None else text) + kernel(p, alone=True)
 
 
 def module_source(used, texts) -> str:
@@ -342,14 +392,9 @@ def module_source(used, texts) -> str:
     return prelude_of(used) + "".join(texts)
 
 
-def cells(p: ir.Program) -> int:
-    """Return how many 64-bit cells the program's output buffer has."""
-    return p.lanes * p.width + len(p.atomics)
-
-
 def launch(p: ir.Program) -> tuple[str, int, int, int]:
     """Return how the GPU workers launch the program's kernel: its name, blocks, threads and output cells."""
-    return f"sg_k_{p.name}", p.blocks, p.threads, cells(p)
+    return f"sg_k_{p.name}", p.blocks, p.threads, p.cells
 
 
 def _table(name: str, values) -> str:
@@ -361,10 +406,9 @@ STANDALONE_INCLUDE = "#include <cstdio>\n"  # a reproducer's one include, after 
 
 def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> str:
     """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell
-    (``text``: the helpers and namespace to use instead of the program's own, such as a textually reduced form)."""
-    n = cells(p)
-    text = text if text is not None else reducible(p)
-    return (text + kernel(p) + STANDALONE_INCLUDE + _table("sg_expect", expected) +
+    (``text``: the helpers and declarations to use instead of the program's own, such as a textually reduced form)."""
+    n = p.cells
+    return (alone(p, text) + STANDALONE_INCLUDE + _table("sg_expect", expected) +
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
             f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
             "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
@@ -393,8 +437,8 @@ def as_case(reproducer: str) -> str:
 
 def reducible(p: ir.Program) -> str:
     """Return the part of a reproducer that textual reduction edits: the helpers the program uses and its
-    namespace (its kernel and ``main`` stay as they are)."""
-    return _without_seed(prelude([p]) + namespace(p))
+    declarations (its kernel and ``main`` stay as they are)."""
+    return prelude([p]) + namespace(p, alone=True)
 
 
 def host_dump(p: ir.Program, text: str) -> str:
@@ -402,10 +446,9 @@ def host_dump(p: ir.Program, text: str) -> str:
     prints each body output, one per line: the model-free reference of a textual reduction."""
     kinds = {n.kind for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
     return (host_prelude(kinds) + text +
-            f"int main() {{ unsigned long long o[{p.width}];\n"
-            f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{ sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, "
-            f"{p.threads}u, {p.blocks}u, t % 32u, 32}}; for (int j = 0; j < {p.outputs}; ++j) o[j] = 0; "
-            f"sg_{p.name}::body(e, o);\n"
+            f"int main() {{ unsigned long long o[{p.outputs}];\n"
+            f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{ for (int j = 0; j < {p.outputs}; ++j) o[j] = 0; "
+            f"{_call(p, _host_env(p), alone=True)}\n"
             f"    for (int j = 0; j < {p.outputs}; ++j) printf(\"%llu\\n\", o[j]); }}\n  return 0; }}\n")
 
 
@@ -420,9 +463,8 @@ def host_check(programs, expected: list[list[int]], minimal: bool = False) -> st
         body_cells = [exp[lane * p.width + j] for lane in range(p.lanes) for j in range(p.outputs)]
         out.append("  {\n  " + _table("want", body_cells).replace("\n", "\n  "))
         out.append(f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{\n"
-                   f"    sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, {p.threads}u, {p.blocks}u, t % 32u, 32}};\n"
                    f"    for (int j = 0; j < {p.outputs}; ++j) o[j] = 0;\n"
-                   f"    sg_{p.name}::body(e, o);\n"
+                   f"    {_call(p, _host_env(p))}\n"
                    f"    for (int j = 0; j < {p.outputs}; ++j) if (o[j] != want[t * {p.outputs} + j]) {{\n"
                    f"      printf(\"{p.name} thread %u output %d: expected %llu, got %llu\\n\", t, j, "
                    f"want[t * {p.outputs} + j], o[j]); ++bad; }}\n  }}\n  }}\n")
@@ -435,7 +477,7 @@ def checked_main(programs, expected: list[list[int]]) -> str:
     (the file a tool such as compute-sanitizer runs: ``source(programs) + checked_main(...)``)."""
     out = ["#include <cstdio>\nint main() {\n  int bad = 0;\n  unsigned long long *d, *h;\n"]
     for p, exp in zip(programs, expected):
-        n = cells(p)
+        n = p.cells
         out.append("  {\n  " + _table("want", exp).replace("\n", "\n  ") +
                    f"  cudaMalloc(&d, {n} * 8); cudaMemset(d, 0, {n} * 8); h = new unsigned long long[{n}];\n"
                    f"  sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d);\n"
@@ -447,15 +489,11 @@ def checked_main(programs, expected: list[list[int]]) -> str:
     return "".join(out)
 
 
-def _without_seed(text: str) -> str:
-    """Drop the provenance comment (a reproducer's README names the seed and program)."""
-    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("// seed "))
-
-
 def host_standalone(p: ir.Program, expected: list[int]) -> str:
-    """Return a short self-checking host C++ file for one program's body (a host finding's reproducer)."""
+    """Return a short self-checking host C++ file for one program's body (a host finding's reproducer): the body as
+    host code, the keywords its functions use defined away, a loop over threads only where there are several."""
     body = prelude([p]).replace("#define SG_HD __host__ __device__ __forceinline__\n", "").replace("SG_HD ", "")
-    body = body.replace(CSTRING, "") + _without_seed(namespace(p))
+    body = body.replace(CSTRING, "") + namespace(p, alone=True).replace(BODY, BODY.removeprefix("__device__ "), 1)
     keywords = [k for k in ("__host__", "__device__", "__forceinline__", "__noinline__", "__constant__", "__managed__")
                 if k in body]
     head = "#include <cstdio>\n#include <cstring>\n" if "memcpy" in body else "#include <cstdio>\n"
@@ -463,12 +501,14 @@ def host_standalone(p: ir.Program, expected: list[int]) -> str:
     body = body.replace("#include <cstring>\n", "")
     kinds = {n.kind for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
     vectors = host_prelude(kinds).split("__attribute__((always_inline))\n", 1)[1].removesuffix("#endif\n")
-    want = [expected[t * p.width + j] for t in range(p.lanes) for j in range(p.outputs)]
-    return (head + vectors + body + _table("want", want) +
-            f"int main() {{ unsigned long long o[{p.width}]; int bad = 0;\n"
-            f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{ sg_env e = {{t, t % {p.threads}u, t / {p.threads}u, "
-            f"{p.threads}u, {p.blocks}u, t % 32u, 32}}; for (int j = 0; j < {p.outputs}; ++j) o[j] = 0; "
-            f"sg_{p.name}::body(e, o);\n"
-            f"    for (int j = 0; j < {p.outputs}; ++j) if (o[j] != want[t * {p.outputs} + j] && bad++ < 4) "
-            f"printf(\"thread %u output %d: expected %llu, got %llu\\n\", t, j, want[t * {p.outputs} + j], o[j]); }}\n"
-            "  printf(bad ? \"WRONG %d\\n\" : \"OK\\n\", bad); return bad != 0; }\n")
+    w, run = p.outputs, _call(p, _host_env(p), alone=True)
+    want = [expected[t * p.width + j] for t in range(p.lanes) for j in range(w)]
+    cell, who = ("j", "") if p.lanes == 1 else (f"t * {w} + j", "thread %u ")
+    check = (f"for (int j = 0; j < {w}; ++j) if (o[j] != want[{cell}] && bad++ < 4) "
+             f"printf(\"{who}output %d: expected %llu, got %llu\\n\", {'t, ' if who else ''}j, want[{cell}], o[j]);")
+    if p.lanes == 1:
+        main = f"int main() {{ unsigned long long o[{w}] = {{}}; int bad = 0; {run}\n  {check}\n"
+    else:
+        main = (f"int main() {{ unsigned long long o[{w}]; int bad = 0;\n  for (unsigned t = 0; t < {p.lanes}u; ++t) "
+                f"{{ for (int j = 0; j < {w}; ++j) o[j] = 0; {run}\n    {check} }}\n")
+    return head + vectors + body + _table("want", want) + main + VERDICT_LINE

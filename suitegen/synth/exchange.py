@@ -7,18 +7,19 @@ to slot ``out``. Results never depend on the order threads run in:
 - ``uniform-barrier``: the same behind a test that looks thread-dependent but holds for every thread;
 - ``block-atomic``: a commutative atomic on one shared cell (return values unused), read after a barrier;
 - ``section``: an atomic ticket lets exactly one thread in; what it writes does not depend on which;
-- ``shfl``, ``vote``, ``reduce``: full-mask warp operations.
+- ``shfl``, ``vote``, ``reduce``: full-mask warp operations (in blocks of whole warps only).
 Global atomic reductions (``Program.atomics``) fold every thread's value into the output buffer's tail.
 """
 from __future__ import annotations
 
 from suitegen.synth import ir
-from suitegen.synth.semantics import U32, U64, wrap
+from suitegen.synth.semantics import U32, U64, UB, wrap
 
 FULL = "0xffffffffu"
 ATOMIC_OPS = {"add": lambda a, b, t: wrap(t, a + b), "xor": lambda a, b, t: a ^ b,
               "or": lambda a, b, t: a | b, "and": lambda a, b, t: a & b,
               "min": lambda a, b, t: min(a, b), "max": lambda a, b, t: max(a, b)}
+WARP = ("shfl", "vote", "reduce")  # the full-mask warp operations: every lane of each warp takes part
 TAGS = {
     "barrier": ("built-in-variables/thread-index", "device-memory-space/shared"),
     "uniform-barrier": ("built-in-variables/thread-index", "device-memory-space/shared"),
@@ -34,6 +35,8 @@ def run_comms(program: ir.Program, outputs: list[list[int]]) -> None:
     """Apply the program's exchange blocks to the threads' outputs, in order."""
     n = program.threads
     for c in program.comms:
+        if c.kind in WARP and n % 32:  # a full mask names lanes a partial warp lacks
+            raise UB(f"a full-mask warp operation in a block of {n} threads")
         t = c.type
         xs = [wrap(t, row[c.src]) for row in outputs]
         res = [0] * len(xs)

@@ -185,7 +185,7 @@ def _ranges(lines: list[str], program: ir.Program) -> list[tuple[str, int, int]]
     and so are ``__host__ __device__`` ones (a ``__device__`` callee there is a diagnostic of its own).
     """
     out = []
-    start = lines.index(next(x for x in lines if x.startswith("__device__ void body(const sg_env &e")))
+    start = lines.index(next(x for x in lines if x.startswith(emit.BODY)))
     out.append(("body", start + 1, lines.index("}", start)))
     reached = _depths(program)
     for f in program.funcs:

@@ -89,6 +89,13 @@ VECTORS = {  # vector type -> (component type, components)
 }
 
 
+def env(program: ir.Program) -> dict[str, list[int]]:
+    """Return each built-in value (``ir.BUILTINS``) of every thread, in thread order."""
+    lanes, n, b = program.lanes, program.threads, program.blocks
+    return {"tid": list(range(lanes)), "tx": [i % n for i in range(lanes)], "bx": [i // n for i in range(lanes)],
+            "bdim": [n] * lanes, "gdim": [b] * lanes, "lane": [i % 32 for i in range(lanes)], "warp": [32] * lanes}
+
+
 class Machine:
     """The state of one program's threads while it runs in the model."""
 
@@ -98,14 +105,7 @@ class Machine:
         self.funcs = {f.name: f for f in program.funcs}
         self.tables = {t.name: t for t in program.tables}
         self.written = {t.name: [None] * self.lanes for t in program.tables if t.writable}
-        n, b = program.threads, program.blocks
-        self.env = {
-            "tid": [i for i in range(self.lanes)],
-            "tx": [i % n for i in range(self.lanes)],
-            "bx": [i // n for i in range(self.lanes)],
-            "bdim": [n] * self.lanes, "gdim": [b] * self.lanes,
-            "lane": [i % 32 for i in range(self.lanes)], "warp": [32] * self.lanes,
-        }
+        self.env = env(program)
         self.outputs = [[0] * program.width for _ in range(self.lanes)]
         self.steps = 0
         self.depth = 0

@@ -293,6 +293,11 @@ class Program:
         """Slots per thread: the body's outputs and the exchange blocks' results."""
         return self.outputs + len(self.comms)
 
+    @property
+    def cells(self) -> int:
+        """The 64-bit cells of its output buffer: each thread's slots, then one per global atomic reduction."""
+        return self.lanes * self.width + len(self.atomics)
+
     def func(self, name: str) -> Func:
         for f in self.funcs:
             if f.name == name:

@@ -3,8 +3,9 @@
 Every candidate is a smaller program: a statement, a thread exchange, an atomic or a function gone, a
 compound statement replaced by one of its parts (an ``if`` by a branch, a loop by its first iteration, a
 ``switch`` by one case), a subexpression replaced by the value it has in every thread, an operation
-replaced by one of its operands, fewer threads. Each candidate runs in the model first, so none brings in undefined
-behaviour (a candidate the model finds undefined is dropped), and its expected outputs are known.
+replaced by one of its operands, a smaller launch (down to one thread of one block), fewer outputs (the slots
+renumbered, so a program has as many as it writes). Each candidate runs in the model first, so none brings in
+undefined behaviour (a candidate the model finds undefined is dropped), and its expected outputs are known.
 The caller's test ``still_bad`` takes a batch of candidates at once (many programs share one build)
 and says which still show the problem; the smallest that does is kept, until none does
 (MacIver and Donaldson, "test-case reduction via test-case generation").
@@ -126,8 +127,8 @@ def _refs(node) -> tuple[set[str], set[str]]:
 
 
 def _tidy(program: ir.Program) -> ir.Program:
-    """Drop functions and tables nothing refers to any more: keep the functions the body reaches, through calls,
-    and the tables the body and those functions use."""
+    """Drop functions, tables and output slots nothing refers to any more: keep the functions the body reaches,
+    through calls, the tables the body and those functions use, and the output slots ``_compact`` keeps."""
     refs = {f.name: _refs(f.body) for f in program.funcs}
     calls, tables = _refs(program.body)
     reach, todo = set(calls), list(calls)
@@ -140,23 +141,60 @@ def _tidy(program: ir.Program) -> ir.Program:
     for f in funcs:
         tables |= refs[f.name][1]
     kept = tuple(t for t in program.tables if t.name in tables)
-    if len(funcs) == len(program.funcs) and len(kept) == len(program.tables):
-        return program
-    return replace(program, funcs=funcs, tables=kept)
+    if len(funcs) < len(program.funcs) or len(kept) < len(program.tables):
+        program = replace(program, funcs=funcs, tables=kept)
+    return _compact(program)
+
+
+def _compact(program: ir.Program) -> ir.Program:
+    """Renumber the body's output slots, in their order, so that the program has only those it writes or its
+    exchanges and atomics read (at least one); the exchanges' results follow them, as before."""
+    p = program
+    outs = [(path, n) for path, n in walk(p.body) if isinstance(n, ir.Out)]
+    used = sorted({n.slot for _, n in outs} | {c.src for c in p.comms} | {src for _, src in p.atomics}) or [0]
+    if used == list(range(p.outputs)):
+        return p
+    new = {old: k for k, old in enumerate(used)}
+    body = p.body
+    for path, n in outs:
+        body = put(body, path, replace(n, slot=new[n.slot]))
+    return replace(p, body=body, outputs=len(used), atomics=tuple((op, new[src]) for op, src in p.atomics),
+                   comms=tuple(replace(c, src=new[c.src], out=len(used) + k) for k, c in enumerate(p.comms)))
+
+
+def _harness(p: ir.Program) -> list[ir.Program]:
+    """Return the program with a smaller launch or fewer outputs, the biggest cuts first: one thread of one block
+    with no exchanges or atomics (with one output, then all), one thread of one block, fewer exchanges and atomics,
+    one block, half the threads, one output (the model refuses a launch that changes what the program means, such
+    as a warp operation in a partial warp)."""
+    least = replace(p, blocks=1, threads=1, comms=(), atomics=())
+    out = [_only_output(least, slot) for slot in range(p.outputs)] if p.outputs > 1 else []
+    out += [least, replace(p, blocks=1, threads=1)]
+    if p.comms:  # from the end: each exchange writes the slot after the ones before it
+        out += [replace(p, comms=()), replace(p, comms=p.comms[:-1])]
+    if p.atomics:
+        out.append(replace(p, atomics=()))
+    if p.blocks > 1:
+        out.append(replace(p, blocks=1))
+    out += [replace(p, threads=n) for n in sorted({1, p.threads // 2}) if 1 <= n < p.threads]
+    if p.outputs > 1:
+        out += [_only_output(p, slot) for slot in range(p.outputs)]
+    return out
+
+
+def _only_output(p: ir.Program, slot: int) -> ir.Program:
+    """Return the program with every output statement but those of ``slot`` dropped."""
+    body = p.body
+    for path, n in reversed(list(walk(p.body))):  # the last first: the paths before it stay good
+        if isinstance(n, ir.Out) and n.slot != slot:
+            body = put(body, path, None)
+    return replace(p, body=body)
 
 
 def candidates(program: ir.Program) -> Iterator[ir.Program]:
     """Yield smaller variants of a program, roughly the biggest cuts first."""
     p = program
-    if p.comms:  # from the end: each exchange writes the slot after the ones before it
-        yield replace(p, comms=())
-        yield replace(p, comms=p.comms[:-1])
-    if p.atomics:
-        yield replace(p, atomics=())
-    if p.blocks > 1:
-        yield replace(p, blocks=1)
-    if p.threads > 32:
-        yield replace(p, threads=32)
+    yield from _harness(p)
     body = p.body
     n = len(body)
     for parts in (2, 4, 8):  # chunks of the body first, then single statements
@@ -239,6 +277,17 @@ def expected(program: ir.Program) -> list[int] | None:
     return [c for row in outs for c in row] + tail
 
 
+def _measure(p: ir.Program) -> tuple[int, int, int]:
+    """Return what a candidate must make smaller, in this order: the cells of its output buffer, its nodes, then its
+    variable reads (two each) and literals other than 0 and 1 (one each), so that a read replaced by its value, or a
+    literal by 1, counts as simpler."""
+    root = (p.body, p.funcs)
+    nodes = list(_nodes(root))
+    reads = sum(isinstance(n, ir.Ref) for n in nodes)
+    literals = sum(isinstance(n, ir.Lit) and n.value not in (0, 1) for n in nodes)
+    return p.cells, size(root), 2 * reads + literals
+
+
 def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[bool]], batch: int = 24,
            rounds: int = 1000, log: Callable[[str], None] = lambda _: None,
            deadline: float = float("inf")) -> ir.Program:
@@ -254,12 +303,10 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
         found = None
         pool: list[ir.Program] = []
         seen = set()
-        now = size(current.body) + size(current.funcs)
+        bound = _measure(current)
         for cand in candidates(current):
             cand = _tidy(cand)
-            if cand == current or size(cand.body) + size(cand.funcs) >= now \
-                    and (cand.comms, cand.atomics, cand.blocks, cand.threads) == \
-                    (current.comms, current.atomics, current.blocks, current.threads):
+            if _measure(cand) >= bound:
                 continue
             key = repr(cand)
             if key in seen or expected(cand) is None:
