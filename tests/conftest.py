@@ -279,3 +279,9 @@ def a_record(**fields):
                 rule="demo/r", section="demo", variant="pos", config=config, verdict=Verdict.PASS,
                 reason="accepted as expected", started="2026-01-01T00:00:00+00:00")
     return Record(**{**base, **fields})
+
+
+def pytest_collection_modifyitems(items):
+    """Start the slow tests first (``@pytest.mark.slow``), so that a run spread over workers does not end waiting
+    on one of them."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -383,6 +383,7 @@ def test_a_batch_that_crashes_or_hangs_costs_its_members_nothing(fake_nvcc, mini
                                                           "neg-global": "FAIL"}
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.nvcc
 def test_batched_verdicts_equal_single_ones(tmp_path):

@@ -23,6 +23,7 @@ def fuzz_cli(*args, env=None, cwd=None):
                           env=env, cwd=cwd, timeout=600)
 
 
+@pytest.mark.slow
 @needs_gxx
 def test_a_seeded_host_campaign_is_deterministic_and_finds_nothing(tmp_path):
     """CI's campaign: the same seed gives the same programs, every one agrees with the model under g++ -O0
@@ -54,6 +55,7 @@ def test_a_stopped_campaign_resumes_where_it_stopped(tmp_path):
     assert other.returncode == 2 and "seed 'r'" in other.stderr
 
 
+@pytest.mark.slow
 @needs_gxx
 def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tmp_path):
     """A host compiler that turns every ``^`` into ``|``: the campaign reports it, and the reducer shrinks
@@ -147,6 +149,7 @@ def test_a_crash_signature_leaves_out_numbers_and_paths():
     assert triage.crash_signature("all well\n") == ""
 
 
+@pytest.mark.slow
 @pytest.mark.nvcc
 def test_a_compiler_crash_is_isolated_and_reduced(tmp_path, fake_nvcc):
     """An nvcc that dies of a signal on any source holding a funnel shift: the campaign splits the file until
@@ -225,6 +228,7 @@ class HostTextTester(triage.TextTester):
         return cells
 
 
+@pytest.mark.slow
 @needs_gxx
 def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(tmp_path):
     """After the model's reducer, line-by-line reduction needs no model: the good build must agree with g++

@@ -222,6 +222,7 @@ def test_swapped_cached_modules_are_rebuilt_not_served(tmp_path, monkeypatch):
         assert all(b.cached for b in build_all(f"c{suffix}")), "the rebuilt module is served again"
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_a_campaign_against_a_toolchain_that_refuses_every_build_ends_within_its_budget(tmp_path):
     """Every build is refused (after a pause): splitting files to find whose program it was would take a build per

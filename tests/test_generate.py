@@ -28,6 +28,7 @@ def tree_hash(folder):
     return h.hexdigest()
 
 
+@pytest.mark.slow
 def test_two_thousand_cases_reproducibly(orc, tmp_path):
     # How fast generation is belongs to benchmarks/generate.py, not to a test.
     renderer = Renderer(REPO / "templates")

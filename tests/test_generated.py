@@ -38,6 +38,7 @@ def test_one_seed_gives_the_same_programs_in_every_process():
     assert len(digests) == 1 and len(next(iter(digests)).strip()) == 64
 
 
+@pytest.mark.slow
 def test_even_programs_are_drawn_for_cxx11_and_each_case_requires_its_dialect():
     drawn = [corpus.draw("dialects", i) for i in range(12)]
     assert all(d.std == "c++11" for d in drawn[::2])
@@ -120,6 +121,7 @@ def test_a_corpus_outside_its_axes_gets_no_config(tmp_path):
     assert [c.id for c in configs if c.applies(invalid)] == ["c++17,sm_90"]
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_path):
     """Without a GPU: every program compiles under c++11 (when drawn for it) and c++20, none is rejected, and

@@ -147,6 +147,7 @@ def verdicts_only(folder: Path) -> dict:
     return {item: verdict for item, (verdict, _) in verdicts(folder).items()}
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_bad_cache_fields_are_rebuilt_with_the_verdicts_of_a_clean_cache(tmp_path):
     home = tmp_path / "cache"
@@ -164,6 +165,7 @@ def test_bad_cache_fields_are_rebuilt_with_the_verdicts_of_a_clean_cache(tmp_pat
     assert all(cache._whole(json.loads(p.read_text())["result"]) for p in entries), "each entry built again"
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_a_replay_takes_features_and_builds_from_the_store_alone(tmp_path):
     """Recorded with the real nvcc, replayed with the store naming a program that must not run: the verdicts are

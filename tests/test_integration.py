@@ -114,6 +114,7 @@ def test_cli_exit_1_on_fail_and_usage_errors(tmp_path):
     assert cli("bogus").returncode == 2
 
 
+@pytest.mark.slow
 def test_interrupted_run_keeps_results_and_resumes(tmp_path):
     out = tmp_path / "run"
     args = [sys.executable, "-m", "suitegen", "run", "--rules", "device-memory-space/no-parameter",
@@ -161,6 +162,7 @@ def test_generate_is_reproducible_and_self_describing(tmp_path):
     assert (tmp_path / "a" / entry["dir"] / "main.cu").exists()
 
 
+@pytest.mark.slow
 def test_pytest_plugin_same_verdicts_as_cli(pytester, tmp_path):
     junit = tmp_path / "junit.xml"
     out = tmp_path / "pyrun"

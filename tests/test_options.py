@@ -83,6 +83,7 @@ def test_the_plugin_collects_any_oracle_folder(pytester, fake_nvcc, mini_oracle)
     verbose.stdout.fnmatch_lines(["suitegen: *", "*3 tests collected*"])
 
 
+@pytest.mark.slow
 def test_cli_and_plugin_plan_a_corpus_alike(pytester, fake_nvcc, mini_oracle, tmp_path):
     orc, tpl = mini_oracle
     nvcc = str(fake_nvcc("exit 0"))

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+import pytest
 
 from conftest import REPO, follows_the_guide
 
@@ -57,6 +58,7 @@ def test_the_plugin_builds_each_batch_once_per_worker(pytester, fake_nvcc, mini_
     assert len(builds.read_text().splitlines()) == 16
 
 
+@pytest.mark.slow
 def test_gateways_with_their_own_gpus_share_batches_and_the_cache(pytester, fake_nvcc, mini_oracle, tmp_path):
     """Two popen gateways, each given its own CUDA_VISIBLE_DEVICES (as for a GPU farm, or ``--tx ssh=``)."""
     builds = tmp_path / "builds"

@@ -29,6 +29,7 @@ def verdicts(folder: Path) -> dict:
             for r in map(json.loads, (folder / "results.jsonl").read_text().splitlines())}
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_a_store_replays_every_build_without_the_compiler(tmp_path):
     store, first, again = tmp_path / "store", tmp_path / "recorded", tmp_path / "replayed"
