@@ -258,6 +258,9 @@ def test_invalid_generated_programs_stand_beside_their_handwritten_negative():
     orc = loader.load()
     cases = corpus.invalid_cases("g1", 1, orc)
     assert len(cases) == len(inject.VIOLATIONS) * len(inject.CONTEXTS)
+    # a run selects among their rules before injecting anything: the ids alone, in the same order
+    assert corpus.invalid_ids("g1", 1, orc) == [c.rule.id for c in cases]
+    assert corpus.invalid_ids("g1", 2, orc) == [c.rule.id for c in corpus.invalid_cases("g1", 2, orc)]
     for case in cases:
         hand = orc.rule(case.rule.judged_as)
         negative = next(v for v in hand.variants if v.name == case.variant.name)

@@ -186,12 +186,12 @@ def _selected(opts: RunOptions, corpus: CorpusSpec | None):
     try:
         orc = oracle_mod.load(opts.oracle)
         invalid, programs = _corpus_rules(orc, corpus)
-        chosen = select_rules([*orc.rules, *programs.values(), *(c.rule for c in invalid)], opts.rules)
+        chosen = select_rules([*orc.rules, *programs.values(), *invalid.values()], opts.rules)
         rules = [r for r in chosen if r.section != generated_corpus.SECTION]
         renderer = Renderer(opts.templates)
         renderer.check_templates(rules)
         wanted = {r.id for r in chosen if r.section == generated_corpus.SECTION}
-        return (orc, [*renderer.render_all(rules), *(c for c in invalid if c.rule.id in wanted)],
+        return (orc, [*renderer.render_all(rules), *_invalid(orc, corpus, wanted & invalid.keys())],
                 early or _drawing(opts, corpus, [i for i, rule in programs.items() if rule.id in wanted]))
     except BaseException:
         if early:
@@ -199,11 +199,20 @@ def _selected(opts: RunOptions, corpus: CorpusSpec | None):
         raise
 
 
-def _corpus_rules(orc, corpus: CorpusSpec) -> tuple[list[Case], dict[int, RuleRef]]:
-    """Return a corpus's injected programs and, for each of its programs, the rule it stands for (drawn later)."""
-    invalid = generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
-    return invalid, {i: RuleRef(id=generated_corpus.rule_id(corpus.seed, i), section=generated_corpus.SECTION)
-                     for i in range(corpus.count)}
+def _corpus_rules(orc, corpus: CorpusSpec) -> tuple[dict[str, RuleRef], dict[int, RuleRef]]:
+    """Return the rules a corpus's injected programs stand for, by id, and for each of its programs the rule it
+    stands for: none of them drawn yet (``_invalid``, ``_drawing``)."""
+    ids = generated_corpus.invalid_ids(corpus.seed, corpus.invalid, orc) if corpus.invalid else []
+    return ({rid: RuleRef(id=rid, section=generated_corpus.SECTION) for rid in ids},
+            {i: RuleRef(id=generated_corpus.rule_id(corpus.seed, i), section=generated_corpus.SECTION)
+             for i in range(corpus.count)})
+
+
+def _invalid(orc, corpus: CorpusSpec, wanted: set[str]) -> list[Case]:
+    """Return the corpus's injected programs whose rules are ``wanted``, in the corpus's order (none injected where
+    none is wanted)."""
+    return [c for c in generated_corpus.invalid_cases(corpus.seed, corpus.invalid, orc)
+            if c.rule.id in wanted] if wanted else []
 
 
 def corpus_cases(opts: RunOptions, orc, corpus: CorpusSpec) -> list[Case]:
@@ -213,7 +222,7 @@ def corpus_cases(opts: RunOptions, orc, corpus: CorpusSpec) -> list[Case]:
         return not opts.rules or any(rule_matches(rule, p) for p in opts.rules)
     invalid, programs = _corpus_rules(orc, corpus)
     drawn = _drawn(_drawing(opts, corpus, [i for i, rule in programs.items() if picked(rule)]))
-    return [*(c for c in invalid if picked(c.rule)), *drawn]
+    return [*_invalid(orc, corpus, {rid for rid, rule in invalid.items() if picked(rule)}), *drawn]
 
 
 def _drawing(opts: RunOptions, corpus: CorpusSpec, programs: Sequence[int]) -> generated.Drawing | None:

@@ -129,13 +129,28 @@ def case(d: Drawn) -> Case:
     return Case(rule=rule, variant=variant, files={FILE: d.source}, violation_line=None)
 
 
+def invalid_rule_id(seed: str, program: str, violation: str, context: str) -> str:
+    """Return the rule id of program ``program``'s invalid form with this violation in this context."""
+    return f"{SECTION}/{seed}.{program}-{violation}-{context}"
+
+
+def _violations(oracle) -> list[str]:
+    known = {r.id for r in oracle.rules}  # an oracle of one's own may lack the rule a violation stands beside
+    return [v.name for v in inject.VIOLATIONS if v.rule in known]
+
+
+def invalid_ids(seed: str, per_cell: int, oracle) -> list[str]:
+    """Return the rule ids of ``invalid_cases``, in its order, without drawing or injecting any program."""
+    return [invalid_rule_id(seed, f"p{k}", name, c) for name in _violations(oracle) for c in inject.CONTEXTS
+            for k in range(per_cell)]
+
+
 def invalid_cases(seed: str, per_cell: int, oracle) -> list[Case]:
     """Return the corpus's invalid programs: each violation of ``synth.inject`` in each context, ``per_cell``
     programs a cell, as cases judged like the hand-written negative they stand beside (its rule's expectation:
     rejected by its phase, with its diagnostic, at the violation's line, under its conditions)."""
     out = []
-    known = {r.id for r in oracle.rules}  # an oracle of one's own may lack the rule a violation stands beside
-    violations = [v.name for v in inject.VIOLATIONS if v.rule in known]
+    violations = _violations(oracle)
     dialects = {k: populate.dialect(populate.generate(seed, k)).value for k in range(per_cell)}  # matrix's programs
     for inv in inject.matrix(seed, per_cell, violations) if violations else ():
         violation = inject.BY_NAME[inv.violation]
@@ -144,7 +159,7 @@ def invalid_cases(seed: str, per_cell: int, oracle) -> list[Case]:
         needs = [c.text for c in (hand.requires,) if c is not None] + [f"std>={dialects[int(inv.program[1:])]}"]
         variant = replace(negative, params={}, strategies={}, mode=Mode.COMPILE, valid_in=None,
                           note=f"{violation.name} in a {inv.context}, {inv.depth} calls deep")
-        rule = Rule(id=f"{SECTION}/{seed}.{inv.program}-{inv.violation}-{inv.context}", section=SECTION,
+        rule = Rule(id=invalid_rule_id(seed, inv.program, inv.violation, inv.context), section=SECTION,
                     templates={}, variants=(variant,), requires=conditions.parse(" && ".join(f"({n})" for n in needs)),
                     statement=(f"Program {inv.program} of generated corpus {seed!r} with one violation of "
                                f"{violation.rule} ({violation.name}) in a {inv.context}: rejected as the "

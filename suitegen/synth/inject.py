@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from suitegen.cases.fragment import parse
 from suitegen.model import FROZEN, UsageError
 from suitegen.synth import emit, ir, populate
-from suitegen.synth.reduce import walk
+from suitegen.synth.reduce import nodes
 
 CONTEXTS = ("template", "lambda", "member", "chain")
 TYPES = ("int", "unsigned", "long long")  # the carrier's type: T in a template, spelled out elsewhere
@@ -162,7 +162,7 @@ def rules() -> list[str]:
 # ---- where the call to the violation can go -----------------------------------------------------
 
 def _calls(node) -> set[str]:
-    return {n.func for _, n in walk(node) if isinstance(n, ir.Call)}
+    return {n.func for n in nodes(node) if isinstance(n, ir.Call)}
 
 
 def _depths(program: ir.Program) -> dict[str, int]:

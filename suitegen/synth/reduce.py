@@ -99,7 +99,7 @@ def _uniform_values(program: ir.Program) -> dict[int, object]:
     return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
 
 
-def _nodes(node) -> Iterator[object]:
+def nodes(node) -> Iterator[object]:
     """Yield every node under ``node``, as ``walk`` reaches them but without their paths, in no stated order."""
     stack = [node]
     while stack:
@@ -118,7 +118,7 @@ def _nodes(node) -> Iterator[object]:
 def _refs(node) -> tuple[set[str], set[str]]:
     """Return the functions a tree calls and the tables it reads or writes."""
     calls, tables = set(), set()
-    for n in _nodes(node):
+    for n in nodes(node):
         if isinstance(n, ir.Call):
             calls.add(n.func)
         elif isinstance(n, (ir.Load, ir.GlobalStore)):
@@ -282,9 +282,9 @@ def _measure(p: ir.Program) -> tuple[int, int, int]:
     variable reads (two each) and literals other than 0 and 1 (one each), so that a read replaced by its value, or a
     literal by 1, counts as simpler."""
     root = (p.body, p.funcs)
-    nodes = list(_nodes(root))
-    reads = sum(isinstance(n, ir.Ref) for n in nodes)
-    literals = sum(isinstance(n, ir.Lit) and n.value not in (0, 1) for n in nodes)
+    every = list(nodes(root))
+    reads = sum(isinstance(n, ir.Ref) for n in every)
+    literals = sum(isinstance(n, ir.Lit) and n.value not in (0, 1) for n in every)
     return p.cells, size(root), 2 * reads + literals
 
 
