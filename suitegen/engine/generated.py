@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import hashlib
 import multiprocessing as mp
 import os
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -57,47 +58,48 @@ def _draw_into_cache(seed: str, index: int, key: str) -> corpus.Drawn:
     return drawn
 
 
-def _served(seed: str, index: int, key: str, use_cache: bool) -> corpus.Drawn:
-    """Return program ``index`` from the corpus cache where it holds it whole, else drawn (and cached)."""
-    found = _cached(key) if use_cache else None
-    if found is None or found.seed != seed or found.index != index:
-        return _draw_into_cache(seed, index, key)
-    return found
-
-
-def _chunk(seed: str, pairs: list[tuple[int, str]], use_cache: bool) -> list[corpus.Drawn]:
-    return [_served(seed, i, key, use_cache) for i, key in pairs]
-
-
 class Drawing:
-    """Programs of a corpus being served in the background: started at once (read from the corpus cache or drawn,
-    in a process pool); ``result`` waits for them, ``cancel`` drops what has not started."""
-
-    CHUNK = 8  # programs a task
+    """Programs of a corpus being served in the background, started at once: read from the corpus cache in a thread,
+    and those it does not hold drawn in a process pool (started only for them); ``result`` waits for them,
+    ``cancel`` drops what has not started."""
 
     def __init__(self, seed: str, indices: Sequence[int], jobs: int | None = None, use_cache: bool = True):
         check_seed(seed)
-        version = corpus.generator_version()
-        pairs = [(i, digest("generated", version, seed, i, length=32)) for i in indices]
-        chunks = [pairs[k:k + self.CHUNK] for k in range(0, len(pairs), self.CHUNK)]
-        workers = max(1, min(jobs or os.cpu_count() or 2, len(chunks)))
-        self._seed, self._use_cache, self._chunks = seed, use_cache, chunks
-        self._pool = None if workers == 1 else cf.ProcessPoolExecutor(max_workers=workers,
-                                                                      mp_context=mp.get_context("forkserver"))
-        self._futures = [self._pool.submit(_chunk, seed, c, use_cache) for c in chunks] if self._pool else []
+        self._seed, self._indices, self._jobs, self._use_cache = seed, list(indices), jobs, use_cache
+        self._lock = threading.Lock()
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._cancelled = False
+        thread = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="suitegen-corpus")
+        self._future = thread.submit(self._serve)
+        thread.shutdown(wait=False)
+
+    def _serve(self) -> list[corpus.Drawn]:
+        seed, version = self._seed, corpus.generator_version()
+        keys = {i: digest("generated", version, seed, i, length=32) for i in self._indices}
+        out = {i: _cached(k) if self._use_cache else None for i, k in keys.items()}
+        missing = [i for i, d in out.items() if d is None or d.seed != seed or d.index != i]
+        workers = max(1, min(self._jobs or os.cpu_count() or 2, len(missing)))
+        if workers == 1:
+            out.update({i: _draw_into_cache(seed, i, keys[i]) for i in missing})
+        elif missing:
+            with self._lock:
+                if self._cancelled:
+                    raise cf.CancelledError
+                self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("forkserver"))
+            with self._pool as pool:
+                out.update(zip(missing, pool.map(_draw_into_cache, [seed] * len(missing), missing,
+                                                 [keys[i] for i in missing], chunksize=8)))
+        return [out[i] for i in self._indices]  # type: ignore[misc]
 
     def result(self) -> list[corpus.Drawn]:
         """Return the programs, in the order asked for."""
-        try:
-            if not self._pool:
-                return [d for c in self._chunks for d in _chunk(self._seed, c, self._use_cache)]
-            return [d for f in self._futures for d in f.result()]
-        finally:
-            self.cancel()
+        return self._future.result()
 
     def cancel(self) -> None:
-        if self._pool:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._cancelled = True
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def drawn(seed: str, indices: Sequence[int], jobs: int | None = None, use_cache: bool = True) -> list[corpus.Drawn]:

@@ -199,28 +199,33 @@ def binary(op: str, ta: CType, a, tb: CType, b):
     if op in COMPARE:
         return int({"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op])
     if t.floating:
-        if op == "+":
-            return _finite(t, x + y)
-        if op == "-":
-            return _finite(t, x - y)
-        if op == "*":
-            return _finite(t, x * y)
-        if op == "/":
-            if y == 0:
-                raise UB("float division by zero")
-            return _finite(t, x / y)
+        if op in _FLOAT:
+            return _float_arith(op, t, x, y)
         raise TypeError(f"{op} on floating operands")
     if op in ("/", "%"):
-        if y == 0:
-            raise UB("division by zero")
-        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncating division
-        if t.signed and not t.lo <= q <= t.hi:
-            raise UB("division overflow")
-        return q if op == "/" else x - q * y
+        return _divide(op, t, x, y)
     r = {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y}[op]
     if t.signed and not t.lo <= r <= t.hi:
         raise UB(f"signed overflow in {op}")
     return wrap(t, r)
+
+
+def _divide(op: str, t: CType, x: int, y: int) -> int:
+    """Return ``x / y`` or ``x % y`` of integers of type ``t`` (truncating); raises UB where C++ would."""
+    if y == 0:
+        raise UB("division by zero")
+    q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncating division
+    if t.signed and not t.lo <= q <= t.hi:
+        raise UB("division overflow")
+    return q if op == "/" else x - q * y
+
+
+def _float_arith(op: str, t: CType, x: float, y: float) -> float:
+    """Return ``x op y`` (``+ - * /``) of values of floating type ``t``, rounded to it; raises UB for a division by
+    zero or a result that is not finite."""
+    if op == "/" and y == 0:
+        raise UB("float division by zero")
+    return _finite(t, _FLOAT[op](x, y))
 
 
 UNARY = ("-", "~", "!")
@@ -240,7 +245,11 @@ def unary(op: str, t: CType, x):
     if op == "!":
         return int(not x)
     p = promote(t)
-    v = convert(x, t, p)
+    return _promoted_unary(op, p, convert(x, t, p))
+
+
+def _promoted_unary(op: str, p: CType, v):
+    """Return ``op v`` (``-`` or ``~``) of a value already promoted to ``p``; raises UB where C++ would."""
     if op == "~":
         return wrap(p, ~v)
     if p.floating:
@@ -339,33 +348,12 @@ def binary_lanes(op: str, ta: CType, xs: list, tb: CType, ys: list, mask: list) 
                     raise UB("signed left shift out of range")
                 out.append(r & ((1 << t.bits) - 1))
         return out
-    if op in ("/", "%") and ta.integral and tb.integral:
+    arith = (_divide if op in ("/", "%") and ta.integral and tb.integral
+             else _float_arith if op in _FLOAT and (ta.floating or tb.floating) else None)
+    if arith is not None:  # the common type's operation, lane by lane
         t = common(ta, tb)
         xs, ys = convert_lanes(xs, ta, t, mask), convert_lanes(ys, tb, t, mask)
-        out = []
-        for x, y, k in zip(xs, ys, mask):
-            if not k:
-                out.append(None)
-                continue
-            if y == 0:
-                raise UB("division by zero")
-            q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncating division
-            if t.signed and not t.lo <= q <= t.hi:
-                raise UB("division overflow")
-            out.append(q if op == "/" else x - q * y)
-        return out
-    if op in _FLOAT and (ta.floating or tb.floating):
-        t = common(ta, tb)
-        xs, ys = convert_lanes(xs, ta, t, mask), convert_lanes(ys, tb, t, mask)
-        f, out = _FLOAT[op], []
-        for x, y, k in zip(xs, ys, mask):
-            if not k:
-                out.append(None)
-            elif op == "/" and y == 0:
-                raise UB("float division by zero")
-            else:
-                out.append(_finite(t, f(x, y)))
-        return out
+        return [arith(op, t, x, y) if k else None for x, y, k in zip(xs, ys, mask)]
     return [binary(op, ta, x, tb, y) if k else None for x, y, k in zip(xs, ys, mask)]
 
 
@@ -378,19 +366,4 @@ def unary_lanes(op: str, t: CType, xs: list, mask: list) -> list:
     if op == "!":
         return [int(not x) if k else None for x, k in zip(xs, mask)]
     p = promote(t)
-    vs = convert_lanes(xs, t, p, mask)
-    if op == "~":
-        m, top, full = (1 << p.bits) - 1, p.hi, 1 << p.bits
-        return [(((~v) & m) - full if p.signed and ((~v) & m) > top else (~v) & m) if k else None
-                for v, k in zip(vs, mask)]
-    if p.floating:
-        return [-v if k else None for v, k in zip(vs, mask)]
-    out = []
-    for v, k in zip(vs, mask):
-        if not k:
-            out.append(None)
-        elif p.signed and -v > p.hi:
-            raise UB("negating the minimum")
-        else:
-            out.append(wrap(p, -v))
-    return out
+    return [_promoted_unary(op, p, v) if k else None for v, k in zip(convert_lanes(xs, t, p, mask), mask)]
