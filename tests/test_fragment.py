@@ -42,7 +42,8 @@ def test_what_needs_global_scope(text):
 
 @pytest.mark.parametrize("text", ["__device__ A<int>::type f(int *p) { return A<int>::type(*p); }",
                                   "struct P : std::pair<int, int> {};", "int module = 1;\nmodule = 2;\nimport(3);",
-                                  "void *p = ::operator new(4);", "int g() { return S::m + f()::x; }"])
+                                  "void *p = ::operator new(4);", "int g() { return S::m + f()::x; }",
+                                  "#pragma unroll\nfor (int i = 0; i < 4; ++i) s += i;", "#pragma nounroll\nwhile (n--) {}"])
 def test_what_only_looks_global(text):
     assert not parse(text).global_scope
 
