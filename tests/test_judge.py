@@ -193,12 +193,15 @@ def test_runtime_deviation():
     assert judge(c, CFG, make_env(CFG, c, ()), result(Outcome.ACCEPTED), [d], execution=bad).verdict is Verdict.FAIL
 
 
-def test_deviation_selector_and_parameter_predicates():
+def test_deviation_selector_and_parameter_predicates(monkeypatch):
     from suitegen.oracle.definitions import kernel_parameters_fit, kernel_parameters_fit_32764
     assert kernel_parameters_fit({"sizes": [4096]}, None) is Expect.ACCEPT
     assert kernel_parameters_fit({"sizes": [4000, 97]}, None) is Expect.REJECT
     assert kernel_parameters_fit_32764({"sizes": [32764]}, None) is Expect.ACCEPT
     assert kernel_parameters_fit_32764({"sizes": [16384, 16384]}, None) is Expect.REJECT
+
+    # registered for this test only: the registry is the process's, and other tests check that every hook is used
+    monkeypatch.setitem(hooks._registry._hooks, "selector", dict(hooks._registry._hooks["selector"]))
 
     @hooks.selector
     def demo_within_32764(params):
@@ -229,7 +232,7 @@ def test_prepare_decides_before_the_build():
     class Session:  # what ``facts.given`` asks of a run's session
         gpus = None
 
-        def unhonoured(self, config, c):
+        def unhonoured(self, config, c, observed=None):
             asked.append(1)
             return "asked -std=c++23, host compiled as __cplusplus 201703"
 

@@ -54,7 +54,8 @@ def session():
     from suitegen.qualification import session as engine
     from suitegen.qualification import unit_kinds  # noqa: F401 - every unit kind registered
     return engine.open_session(RunOptions(rules=["restrict", "math-functions/sinf", "math-functions/cosf",
-                                                 "lambdas/call-site"], no_exec=True))
+                                                 "lambdas/call-site", "cxx14-features/row-binary-literals"],
+                                                 no_exec=True))
 
 
 def upward(crossings) -> list[str]:
@@ -103,9 +104,11 @@ PREPARED = ("compilers/observe.py", "judge/deviations.py")
 
 
 def entered_after_preparation(crossings) -> list[str]:
-    """The calls into ``PREPARED``'s modules after the judge's last ``prepare``."""
-    last = max(i for i, c in enumerate(crossings) if (c[3], c[4]) == ("judge/verdicts.py", "prepare"))
-    return [f"{c[1]} calls {c[3]}.{c[4]}" for c in crossings[last + 1:] if c[3] in PREPARED]
+    """The calls into ``PREPARED``'s modules after the route's first build (its first call into the compilers'
+    builds): preparation ends there, its twin's plan included."""
+    first = min(i for i, c in enumerate(crossings) if c[3] in ("compilers/compile.py", "compilers/batch.py"))
+    assert any((c[3], c[4]) == ("judge/verdicts.py", "prepare") for c in crossings[:first]), "prepared before it builds"
+    return [f"{c[1]} calls {c[3]}.{c[4]}" for c in crossings[first:] if c[3] in PREPARED]
 
 
 def test_after_preparation_neither_the_probe_nor_the_deviations_is_entered_again(session):
@@ -126,6 +129,23 @@ def test_after_preparation_neither_the_probe_nor_the_deviations_is_entered_again
     done, crossings = traced(lambda: run_batch(session, unit))
     assert len(unit.cases) > 1 and len(done.records) == len(unit.cases), done
     assert all(r.observed_config is not None for r in done.records)
+    assert not entered_after_preparation(crossings), entered_after_preparation(crossings)
+
+
+def test_a_negative_item_s_twin_in_another_dialect_is_planned_in_its_preparation(session):
+    """A C++14 feature diagnosed under C++11 compares with its program under C++14: that config is probed where the
+    item is prepared (``Preparation.twin``), not after its build."""
+    from suitegen.qualification.facts import prepared
+    from suitegen.qualification.item import run_one
+    cfg = Config(toolchain=session.toolchains[0], std=Std.CXX11, arch="sm_90")
+    case = next(c for c in session.cases if c.rule.id == "cxx14-features/row-binary-literals"
+                and c.variant.expectation.expect.value == "diagnose")
+    program, other = prepared(session, case, cfg).twin
+    assert program is case and other.std is Std.CXX14
+    record, crossings = traced(lambda: run_one(session, case, cfg))
+    assert record.verdict.value in ("PASS", "XFAIL"), record.reason
+    builds = [c for c in crossings if (c[3], c[4]) == ("compilers/compile.py", "compile_case")]
+    assert len(builds) == 2, builds  # the item, then its twin
     assert not entered_after_preparation(crossings), entered_after_preparation(crossings)
 
 

@@ -55,6 +55,8 @@ class Preparation:
     # the recorded deviations that cover the item and contradict its expectation (``deviations.covering``): what the
     # toolchain was seen to do, which its route reads (which build it tries first, a module check's params)
     seen: tuple[Deviation, ...] = ()
+    # a negative item's valid twin, as (program, config): planned where the item was prepared (``facts.twin_plan``)
+    twin: tuple[Case, Config] | None = None
 
 
 NEGATIVE = (Expect.REJECT, Expect.DIAGNOSE)  # what a valid twin's build tells from what a program gets anyway

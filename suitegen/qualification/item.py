@@ -1,7 +1,6 @@
 """Items: prepare, build, run on the GPU, judge. One (case, config) alone, or many of one config batched."""
 from __future__ import annotations
 
-import functools
 import re
 import tempfile
 import traceback
@@ -10,7 +9,6 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from suitegen import procs
-from suitegen.cases.render import Renderer
 from suitegen.compilers import backends, batch
 from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build, stopped_at_front_end
 from suitegen.engine.scheduler import Scheduler
@@ -18,15 +16,13 @@ from suitegen.qualification.session import Session, item_name, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
-from suitegen.qualification.facts import behaviour, make_env, prepared, unsupported_here
+from suitegen.qualification.facts import behaviour, make_env, prepared, twin_plan
 from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.deviations import covering
-from suitegen.judge.verdicts import (NEGATIVE, Preparation, Twin, dialect_twin, expectation_for, program_twin,
-                                     valid_dialects, verdict)
+from suitegen.judge.verdicts import NEGATIVE, Preparation, Twin, expectation_for, verdict
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect,
-                            Judgement, Mode, Outcome, PHASE_GROUPS, Phase, Record, Rule, Variant, Verdict, digest)
+                            Judgement, Mode, Outcome, PHASE_GROUPS, Phase, Record, Verdict, digest)
 from suitegen.oracle import fields
-from suitegen.oracle.conditions import Env
 
 BATCH_SIZE = 512  # members of one build expected to be accepted: its cost is mostly nvcc's fixed part (256
 # against 128, measured: a nightly on the H100 2,707 -> 2,614 core-s; quick here 64 -> 61; 512 against 256, with the
@@ -243,8 +239,11 @@ def run_unit(session: Session, unit: Unit) -> Done:
 
 
 def run_all(session: Session, unit: Unit) -> list[Record]:
-    """Judge every item of a unit here: its leftovers one after another (the pytest plugin's way)."""
+    """Judge every item of a unit here (the pytest plugin's way): first the batches of its negative members' valid
+    twins, planned as a run plans them (``twin_units``), then the unit, then its leftovers one after another."""
     inline = Scheduler(lambda u: run_unit(session, u))
+    for twins in twin_units(session, [unit]):
+        inline.add(twins)
     inline.add(unit)
     return [r for done in inline for r in done.result.records]
 
@@ -391,12 +390,11 @@ def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation
 
 
 def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Twin | None:
-    """Build a negative item's valid twin (``twin_item``), or take it from the run's twin batches (``run_twins``);
-    None if it has none."""
-    planned = twin_item(session, case, config, prep)
-    if planned is None:
+    """Build a negative item's valid twin (planned where it was prepared: ``Preparation.twin``), or take it from the
+    run's twin batches (``run_twins``); None if it has none."""
+    if prep.twin is None:
         return None
-    program, other = planned
+    program, other = prep.twin
     result = session.twins.get((program.key, other.key))  # waits where a twin batch is building it
     if result is None:
         with tempfile.TemporaryDirectory(prefix="suitegen-twin-") as tmp:
@@ -405,74 +403,26 @@ def _twin(session: Session, case: Case, config: Config, prep: Preparation) -> Tw
     return Twin(std=other.std, result=result, variant="" if program is case else program.variant.name)
 
 
-def twin_item(session: Session, case: Case, config: Config, prep: Preparation) -> tuple[Case, Config] | None:
-    """Return what a negative item's valid twin builds, and under which config (``_twin_plan``, probing the
-    dialects); None if the item is not negative here or has no twin."""
-    if prep.expectation is None or prep.expectation.expect not in NEGATIVE:
-        return None
-    return _twin_plan(session, case, config, prep.env, probe=True)
-
-
-def _twin_plan(session: Session, case: Case, config: Config, env: Env, probe: bool) -> tuple[Case, Config] | None:
-    """Return (program, config) of a negative case's valid twin (``verdicts.Twin``): its own program in the nearest
-    dialect where it is valid (``probe``: that the toolchain honours; else the nearest, as a plan), else its rule's
-    valid variant but for one param in its own config (``verdicts.program_twin``); None if it has neither."""
-    if dialect_twin(case) is not None:
-        for std in valid_dialects(case, env):
-            other = replace(config, std=std)
-            if not probe or session.unhonoured(other, case) is None:
-                return case, other
-        return None
-    variant = program_twin(case, env)
-    if variant is None:
-        return None
-    program = _case_of(session.options.templates, case.rule, variant)
-    return (program, config) if unsupported_here(program, config, env) is None else None
-
-
-_cases: dict[tuple[int, str], Case] = {}  # (id of a rule, variant name) -> its case, which holds that rule
-
-
-def _case_of(templates, rule: Rule, variant: Variant) -> Case:
-    """Return the case of a rule's variant, rendered once per rule (a valid twin of many negative items)."""
-    held = _cases.get((id(rule), variant.name))
-    if held is None or held.rule is not rule:
-        held = _cases[(id(rule), variant.name)] = _renderer(templates).render(rule, variant)
-    return held
-
-
-@functools.lru_cache(maxsize=8)
-def _renderer(templates) -> Renderer:
-    return Renderer(templates)
-
-
 def twin_units(session: Session, work: Sequence[Unit]) -> list[Unit]:
     """Return batches of the valid twins that the negative items among ``work`` will need (alone or batched), one
     per twin config (batch group and expected side): a run builds them first, so those items take their twins
     from them (``run_twins``).
 
     Planned without probing a config: a twin of the same program is taken to be built in the nearest dialect where
-    it is valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone."""
+    it is valid. An item whose toolchain does not honour that dialect judges with a twin of another, built alone.
+    A twin that a batch already builds (or built) is left out: the pytest plugin plans each unit's before it runs."""
     pairs = []
     every = [(case, unit.config) for unit in work for case in unit.cases] if session.options.batch != "off" else []
     for case, config in every:
         if not backends.of(config.toolchain.kind).batches:
             continue
         env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
-        planned = (_twin_plan(session, case, config, env, probe=False)
+        planned = (twin_plan(session, case, config, env, probe=False)
                    if expectation_for(case, env).expect in NEGATIVE else None)
-        if planned is not None and batch.batchable(planned[0]):
+        if planned is not None and batch.batchable(planned[0]) \
+                and not session.twins.planned((planned[0].key, planned[1].key)):
             pairs.append(planned)
     return _twin_batches(session, pairs)
-
-
-def _unplanned_twins(session: Session, cases: Sequence[Case], config: Config, preps: dict[str, Preparation]) -> None:
-    """Build together the twins a batch's negative members need that no twin batch of the run holds (where the
-    run did not plan them: the pytest plugin's units, say), so its members do not build them one by one."""
-    pairs = [planned for case in cases if (planned := twin_item(session, case, config, preps[case.key])) is not None
-             and batch.batchable(planned[0]) and not session.twins.planned((planned[0].key, planned[1].key))]
-    for unit in _twin_batches(session, pairs):
-        run_twins(session, unit)
 
 
 def _twin_batches(session: Session, pairs: Sequence[tuple[Case, Config]]) -> list[Unit]:
@@ -519,10 +469,9 @@ def run_batch(session: Session, unit: Unit) -> Done:
     """
     cases, config, wider, started = unit.cases, unit.config, unit.wider, now()
     preps, records, todo = settled(session, cases, config, started)
-    stopping = {c.key for c in todo if _stops_the_build(session, case=c, config=config, prep=preps[c.key])}
+    stopping = {c.key for c in todo if _stops_the_build(session, config=config, prep=preps[c.key])}
     leftovers = [Unit(config=config, cases=(c,), why=STOPS, kind=ALONE) for c in todo if c.key in stopping]
     todo = [c for c in todo if c.key not in stopping]
-    _unplanned_twins(session, todo, config, preps)
     with tempfile.TemporaryDirectory(prefix="suitegen-batch-") as tmp:
         tried: dict[str, list[str]] = {}
         hints = {c.key: preps[c.key].expectation.diagnostic for c in todo}
@@ -589,18 +538,13 @@ def _front_end_first_batch(session: Session, cases: Sequence[Case], config: Conf
             if verdict(preps[key], by_key[key], member.result, session.oracle.deviations).verdict in SHORT_VERDICTS}
 
 
-def _stops_the_build(session: Session, *, case: Case, config: Config, prep: Preparation) -> bool:
+def _stops_the_build(session: Session, *, config: Config, prep: Preparation) -> bool:
     """Whether an item is expected to be rejected with an error the run has seen stop a build (not where a
-    recorded deviation says the toolchain accepts it: that item is built on the accepting side)."""
-    exp = prep.expectation
+    recorded deviation says the toolchain accepts it: ``Preparation.seen``)."""
+    exp, seen = prep.expectation, prep.seen
     return (exp is not None and exp.expect is Expect.REJECT and exp.diagnostic is not None
             and (config.toolchain.fingerprint, exp.diagnostic) in session.stoppers
-            and not _seen_accepted(session, case, config))
-
-
-def _seen_accepted(session: Session, case: Case, config: Config) -> bool:
-    """Whether a recorded deviation says the toolchain accepts the item (``expected_side``: the accepting side)."""
-    return expected_side(case, config, session.oracle.deviations) == ()
+            and not (seen and seen[0].observed.accepted))
 
 
 @unit_kind(SINGLE)

@@ -96,11 +96,13 @@ class Session:
         return observe.observe(config.toolchain, config.std, config.arch, build_flags(config, case),
                                timeout=self.options.timeout)
 
-    def unhonoured(self, config: Config, case: Case) -> str | None:
-        """Return how the toolchain departs from the config for this case, or None if it honours it."""
+    def unhonoured(self, config: Config, case: Case, observed: ObservedConfig | None = None) -> str | None:
+        """Return how the toolchain departs from the config for this case (``observed``: its probe, where the caller
+        has it), or None if it honours it."""
         if config.toolchain.kind is not Compiler.NVCC:
             return None
-        return observe.mismatch(self.observed(config, case), config.std, config.arch, build_flags(config, case))
+        return observe.mismatch(observed or self.observed(config, case), config.std, config.arch,
+                                build_flags(config, case))
 
     def close(self) -> None:
         if self.fatbin is not None:
