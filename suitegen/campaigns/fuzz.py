@@ -90,6 +90,12 @@ class Tally:
 
 
 PROGRAMS = "programs.jsonl"
+CHILD_TIMEOUT = 600.0  # seconds a build or host check of a file may take before it counts as a hang
+
+
+class Late(Exception):
+    """A file's check reached the end of the campaign's budget (``Campaign.limit``): the file is left for the next leg."""
+
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal the kernel sends a process when its parent ends
 
 
@@ -261,31 +267,40 @@ class Campaign:
         write_json(self.state_path, self.state())
 
     # ---- one file of programs
-    def late(self) -> bool:
-        """Whether the budget and its grace (a twentieth of it) are spent: a file still being checked then is left
+    def limit(self) -> float:
+        """Return the timeout of a child that checks a file: what is left of the budget and its grace (a twentieth of
+        it), at most ``CHILD_TIMEOUT``; raise ``Late`` where nothing is. A child the budget's end stops leaves its file
         for the next leg, so a campaign ends within a tenth of its budget whatever the toolchain does."""
-        return time.monotonic() > self.deadline + self.opts.budget / 20
+        left = self.deadline + self.opts.budget / 20 - time.monotonic()
+        if left <= 0:
+            raise Late
+        return min(CHILD_TIMEOUT, left)
 
     def check_file(self, index: int, programs: list, expected: list) -> list[dict] | None:
         """Build one file of programs every way, run it, and return one record per program (with nvcc's words
-        under ``failures`` for a build that made no module); None where the budget ran out first (``late``)."""
+        under ``failures`` for a build that made no module); None where the budget ran out first (``limit``)."""
+        try:
+            return self._check_file(index, programs, expected)
+        except Late:
+            return None
+
+    def _check_file(self, index: int, programs: list, expected: list) -> list[dict]:
         folder = self.scratch / f"f{index}"
         source = emit.source(programs)
         records = [{"index": int(p.name[1:]), "seed": self.opts.seed, "policy": p.policy, "tags": list(p.tags),
                     "builds": {}, "host": {}} for p in programs]
         for build in self.builds:
-            if self.late():
-                return None
             for r, (status, failure) in zip(records, self.build_and_run(build, programs, expected, folder, source)):
                 r["builds"][build.name] = status
                 if failure:
                     r.setdefault("failures", {})[build.name] = failure
         if self.opts.host or self.runner is None:
             for name in self.opts.host_builds:
-                if self.late():
-                    return None
+                timeout = self.limit()
                 run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
-                                     host_check.HOST_BUILDS[name])
+                                     host_check.HOST_BUILDS[name], timeout=timeout)
+                if run.timed_out and timeout < CHILD_TIMEOUT:
+                    raise Late
                 for r, p in zip(records, programs):
                     r["host"][name] = triage.host_status(run, p)
                     if r["host"][name] == "undefined":
@@ -302,7 +317,10 @@ class Campaign:
         alone. A file the compiler crashes on is split in halves and built again, so one crashing program costs
         only itself."""
         source = source if source is not None else emit.source(programs)
-        built = modules.build_module(self.tc, build, source, folder, timeout=600, use_cache=self.opts.use_cache)
+        timeout = self.limit()
+        built = modules.build_module(self.tc, build, source, folder, timeout=timeout, use_cache=self.opts.use_cache)
+        if built.timed_out and timeout < CHILD_TIMEOUT:
+            raise Late
         if built.ok:
             statuses = self.run_module(built.module, programs, expected) if self.runner is not None else \
                 ["built"] * len(programs)

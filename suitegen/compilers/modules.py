@@ -81,6 +81,7 @@ class Built:
     seconds: float
     cached: bool = False
     crashed: bool = False  # the compiler crashed or hung: a finding of its own
+    timed_out: bool = False  # it reached the timeout it was given (a hang, or the end of a campaign's budget)
 
     @property
     def ok(self) -> bool:
@@ -134,7 +135,8 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
     missing = artifacts.problem(argv, folder, {}) if done.returncode == 0 else None
     if done.returncode != 0 or missing:
         why = done.output if done.returncode else f"nvcc exited 0, but {missing}"
-        return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed)
+        return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed,
+                     timed_out=done.timed_out)
     if k is not None:
         _keep(k, build, path.read_bytes())
     return Built(build=build, module=path, argv=tuple(argv), log=done.output, seconds=done.duration)

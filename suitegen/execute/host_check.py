@@ -37,6 +37,7 @@ class HostRun:
     undefined: tuple  # UBSan messages (file:line: message)
     log: str
     undefined_in: frozenset = frozenset()  # the programs whose lines UBSan named ("?" outside any)
+    timed_out: bool = False  # its build or its run reached the timeout it was given
 
 
 def compiler() -> str | None:
@@ -55,7 +56,8 @@ def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str |
     argv = (cxx, "-std=c++17", "-w", *flags, *SANITIZE, src.name, "-o", exe.name)
     built = procs.run(argv, timeout=timeout, cwd=folder)
     if built.returncode != 0:
-        return HostRun(name=name, argv=argv, ok=False, wrong={}, undefined=(), log=built.output[-4000:])
+        return HostRun(name=name, argv=argv, ok=False, wrong={}, undefined=(), log=built.output[-4000:],
+                       timed_out=built.timed_out)
     ran = procs.run((str(exe),), timeout=timeout, cwd=folder)
     wrong: dict = {}
     for m in WRONG.finditer(ran.output):
@@ -65,7 +67,7 @@ def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str |
     blamed = {owners.get(int(m.group(2)), "?") for m in UBSAN.finditer(ran.output)}
     finished = ran.returncode in (0, 1) and not undefined
     return HostRun(name=name, argv=argv, ok=finished, wrong=wrong, undefined=undefined, log=ran.output[-4000:],
-                   undefined_in=frozenset(blamed))
+                   undefined_in=frozenset(blamed), timed_out=ran.timed_out)
 
 
 def values(source: str, folder: Path, flags: tuple[str, ...], cxx: str | None = None,
