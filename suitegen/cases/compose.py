@@ -87,17 +87,25 @@ def case_strategy(renderer: Renderer, rules: Sequence[Rule], systematic: Sequenc
     neg = [c for c in systematic if composable(c) and c.variant.expectation.expect is Expect.REJECT]
     options = []
     if gen:
+        # strategies are made once, here and below: hypothesis validates and labels a new strategy object at its first
+        # draw (half of drawing a corpus's cases went to that)
+        made = [{k: strategy() for k, strategy in sorted(variant.strategies.items())} for _, variant in gen]
+
         @st.composite
         def from_generative(draw):
-            rule, variant = draw(st.sampled_from(gen))
-            params = {k: draw(strategy()) for k, strategy in sorted(variant.strategies.items())}
+            i = draw(st.sampled_from(range(len(gen))))
+            (rule, variant), strategies = gen[i], made[i]
+            params = {k: draw(strategy) for k, strategy in strategies.items()}
             return renderer.render(rule, drawn_variant(rule, variant, params))
         options.append(from_generative())
     if len(pos) >= 2:
+        fragments = st.lists(st.sampled_from(pos), min_size=2, max_size=5, unique_by=lambda c: c.key)
+        violation = st.none() | st.sampled_from(neg) if neg else None
+
         @st.composite
         def composition(draw):
-            frags = draw(st.lists(st.sampled_from(pos), min_size=2, max_size=5, unique_by=lambda c: c.key))
-            bad = draw(st.none() | st.sampled_from(neg)) if neg else None
+            frags = draw(fragments)
+            bad = draw(violation) if violation is not None else None
             return compose(frags, bad)
         options.append(composition())
     if not options:

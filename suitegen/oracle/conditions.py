@@ -159,8 +159,10 @@ class Condition:
         return self.evaluate(env)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(text: str) -> Condition:
-    """Parse a condition expression, raising ConditionError that quotes it."""
+    """Parse a condition expression, raising ConditionError that quotes it (a parsed one is kept: every generated
+    program of a corpus names one of a few)."""
     tokens = _tokenize(text)
     pos = 0
     named: set[str] = set()
