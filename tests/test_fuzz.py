@@ -110,6 +110,10 @@ def test_module_builds_with_the_real_nvcc_and_a_crashing_one(tmp_path, fake_nvcc
     fake = tc.__class__(**{**{f: getattr(tc, f) for f in tc.__dataclass_fields__}, "nvcc": str(crashing)})
     died = modules.build_module(fake, fuzz.BUILDS["default"], source, tmp_path / "c", use_cache=False)
     assert not died.ok and died.crashed
+    reported = fake_nvcc(f"printf '%s' \"{DIED}\" >&2; exit 139", probe=False)  # as nvcc says it, with its status
+    fake = tc.__class__(**{**{f: getattr(tc, f) for f in tc.__dataclass_fields__}, "nvcc": str(reported)})
+    died = modules.build_module(fake, fuzz.BUILDS["default"], source, tmp_path / "d", use_cache=False)
+    assert not died.ok and died.crashed and not died.timed_out, died.log
 
 
 def test_stages_are_blamed_from_the_configs():
@@ -141,6 +145,25 @@ def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_p
     assert clean.returncode == 1 and "nothing to reduce" in clean.stdout, clean.stdout + clean.stderr
     missing = fuzz_cli("--reduce", str(tmp_path / "none.cu"), *args, cwd=tmp_path)
     assert missing.returncode == 2 and "cannot read it" in missing.stderr, missing.stderr
+
+
+# How nvcc reports a sub-tool that died of a signal (its exit status is then 128 + the signal, not negative).
+DIED = "nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)\nnvcc error   : 'cicc' core dumped\n"
+
+
+def test_nvcc_s_report_of_a_dead_sub_tool_is_a_crash_and_errors_before_it_are_kept_apart():
+    """A campaign's module builds run without -v, so nvcc's own words are all that says cicc crashed; a line-by-line
+    reduction may not keep a candidate that reports errors the original did not (an error-recovery crash)."""
+    from suitegen.compilers import diagnostics
+    from suitegen.compilers.nvcc import classify
+    from suitegen.model import Outcome
+    assert diagnostics.parse(DIED).crash and classify(["nvcc"], 139, DIED, 1.0).outcome is Outcome.CRASHED
+    assert triage.crash_signature(DIED) == "nvcc error   : 'cicc' died due to signal N (Invalid memory reference)"
+    recovering = 'fuzz.cu(9): error: identifier "v4" is undefined\n' + DIED
+    assert triage.crash_signature(recovering) == triage.crash_signature(DIED)
+    assert triage.crash_errors(DIED) == frozenset()
+    assert triage.crash_errors(recovering) == {'fuzz.cu(N): error: identifier "vN" is undefined'}
+    assert not diagnostics.parse('main.cu(3): error: static assertion failed with "no"\n').crash
 
 
 def test_a_crash_signature_leaves_out_numbers_and_paths():

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs, resources
-from suitegen.compilers import cache, modules
+from suitegen.compilers import cache, diagnostics, modules
 from suitegen.execute import host_check
 from suitegen.model import Compiler, UsageError, digest
 from suitegen.report.diff import Entry
@@ -295,8 +295,9 @@ def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Prog
             "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}   # crashes"]}
 
 
-CRASH_WORDS = re.compile(r"internal error|internal compiler error|segmentation fault|assertion|aborted|core dumped|"
-                         r"killed after|terminated by signal", re.I)
+# A crash's line: what a crashed compiler prints (``diagnostics.CRASH_MARKERS``), or a stop of ours (``procs``).
+CRASH_WORDS = re.compile("|".join(map(re.escape, diagnostics.CRASH_MARKERS))
+                         + r"|assertion|aborted|killed after|terminated by signal", re.I)
 
 
 def log_line(log: str, words: re.Pattern = re.compile(r"\S")) -> str:
@@ -313,10 +314,20 @@ def crash_signature(log: str) -> str:
     return log_line(log, CRASH_WORDS)
 
 
+def crash_errors(log: str) -> frozenset[str]:
+    """Return the errors a crashed build reported before its crash (``log_line``'s words: numbers and paths left out).
+    A line-by-line reduction keeps to candidates that add none: one that drops a declaration and keeps its use crashes
+    the front end, if at all, in its error recovery, and a compiler team gets a program that is not C++."""
+    return frozenset(log_line(line) for line in log.splitlines()
+                     if (d := diagnostics.diagnostic(line, None)) is not None and d.severity in ("error", "fatal")
+                     and not CRASH_WORDS.search(line))
+
+
 def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = None) -> str:
     """Return the smallest text found, line by line (``textual.shrink``, candidates built side by side on the
-    campaign's pool), on which ``build`` still crashes with the crash it crashes with on ``text`` (``log``: that
-    build's log, where the caller has it; else ``text`` is built first)."""
+    campaign's pool), on which ``build`` still crashes with the crash it crashes with on ``text``, reporting no error
+    it did not report (``crash_errors``; ``log``: that build's log, where the caller has it; else ``text`` is built
+    first)."""
     if log is None:
         first = modules.build_module(campaign.tc, build, text,
                                      Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch)), timeout=600,
@@ -324,12 +335,13 @@ def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = 
         if not first.crashed:
             return text
         log = first.log
-    signature = crash_signature(log)
+    signature, errors = crash_signature(log), crash_errors(log)
 
     def still_crashes(candidate: str) -> bool:
         folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
         built = modules.build_module(campaign.tc, build, candidate, folder, timeout=600, use_cache=False)
-        return time.monotonic() < deadline and built.crashed and crash_signature(built.log) == signature
+        return (time.monotonic() < deadline and built.crashed and crash_signature(built.log) == signature
+                and crash_errors(built.log) <= errors)
     return textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=campaign.opts.jobs)
 
 

@@ -32,8 +32,11 @@ LINKER_LOCATED = re.compile(r"^[^\s:][^:]*:(?:\([^)]*\)|\d+): (?P<msg>.*)$")
 ERROR_CODE = re.compile(r"^# --error 0x(?P<code>[0-9a-fA-F]+) --$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
+# What a crashed compiler prints (lower case): nvcc's own report of a sub-tool that died of a signal reads
+# "nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)", then "'cicc' core dumped" where a core was
+# written (``nvcc -v`` also prints the sub-tool's status: ``SIGNAL_CODES``).
 CRASH_MARKERS = ("internal error", "internal compiler error", "segmentation fault", "core dumped",
-                 "assertion failed", "stack dump", "illegal instruction")
+                 "assertion failed", "stack dump", "illegal instruction", "died due to signal")
 BROKEN_IR = "broken module found"  # NVVM's IR verifier failed: the compiler made invalid IR (a crash)
 # NVRTC prints NVVM's own errors with no file ("error: Broken module found, compilation aborted!")
 # and some of its front end's warnings with neither ("Warning #20208-D: 'long double' is treated as 'double' ...")
@@ -105,7 +108,8 @@ def parse(output: str) -> ParsedOutput:
         diag = diagnostic(line, phase, function)
         if diag is not None:
             diags.append(diag)
-            crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower()
+            crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower() or (
+                diag.file is None and any(marker in line.lower() for marker in CRASH_MARKERS))  # a tool's own report
         elif any(marker in line.lower() for marker in CRASH_MARKERS):
             # Only lines that are not the program's own diagnostics: "static assertion failed" is a verdict.
             crash = True

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from suitegen import procs
-from suitegen.compilers import artifacts, cache, nvrtc
+from suitegen.compilers import artifacts, cache, diagnostics, nvrtc
 from suitegen.model import FROZEN, Compiler, Toolchain, UsageError
 
 BASE_FLAGS = ("-w", "-fmad=false")  # -fmad=false: float results are exactly IEEE (the model's)
@@ -130,8 +130,7 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
     except OSError as exc:
         return Built(build=build, module=None, argv=tuple(argv), log=f"cannot run {argv[0]}: {exc}", seconds=0.0)
     path = folder / out
-    crashed = done.timed_out or (done.returncode or 0) < 0 or "Segmentation fault" in done.output \
-        or "internal error" in done.output.lower() or "Internal Compiler Error" in done.output
+    crashed = done.timed_out or (done.returncode or 0) < 0 or diagnostics.parse(done.output).crash
     missing = artifacts.problem(argv, folder, {}) if done.returncode == 0 else None
     if done.returncode != 0 or missing:
         why = done.output if done.returncode else f"nvcc exited 0, but {missing}"
