@@ -1,5 +1,6 @@
 """``suitegen fuzz`` as a user runs it: seeded host-only campaigns, resume, a planted fault reduced, bad input."""
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -70,6 +71,8 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     assert done.returncode == 1, done.stdout + done.stderr  # new findings
     found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "wrong-code"]
     assert found and all(f["failing"] == ["host-O0"] and f["reduced_still_differs"] for f in found)
+    distinct = len({f["bucket"] for f in found})
+    assert f"{distinct} distinct bugs (0 of them known)" in done.stdout, done.stdout
     best = min(found, key=lambda f: f["lines"])
     assert best["lines"] <= 10, best["reproducer"]
     repro = out / "repro" / best["bucket"] / "repro.cpp"
@@ -84,6 +87,9 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     again = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(tmp_path / "c2"), *HOST_ONLY,
                      env=dict(os.environ, CXX=str(wrapper)))
     assert again.returncode == 0 and "(0 new)" in again.stdout
+    bugs = int(re.search(r"(\d+) distinct bugs \((\d+) of them known\)", again.stdout).group(1))
+    assert re.search(rf"{bugs} distinct bugs \({bugs} of them known\)", again.stdout), again.stdout
+    assert bugs == distinct, "the same bugs, now known"
     db = json.loads((tmp_path / "findings.json").read_text())["findings"]
     assert any(entry["hits"] == 2 for entry in db.values())
 

@@ -476,9 +476,9 @@ class Campaign:
             if kind != "build" and n > limit:
                 findings.append({"kind": "repeat", "failing": list(sig) if kind == "wrong" else [sig],
                                  "count": n - limit, "of": kind})
-        filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in ("wrong-code", "crash")],
+        filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in triage.FILED],
                                      self.opts.seed, say=self.say)
-        return filed + [f for f in findings if f["kind"] not in ("wrong-code", "crash")]
+        return filed + [f for f in findings if f["kind"] not in triage.FILED]
 
     def _investigate_one(self, s: dict, deadline: float) -> dict | None:
         """Investigate one suspect; its finding is appended to ``investigated.jsonl`` as soon as it is known,
@@ -631,7 +631,11 @@ def _campaign(args, campaign: Campaign) -> int:
               f"kept in {campaign.results_path}; report {page}. Continue with: {resume_command(args)}", file=sys.stderr)
         return 128 + stop.signum
     page = fuzz_page.write(out, campaign.state(), findings)
-    new = [f for f in findings if f["kind"] in ("wrong-code", "crash", "build") and not f.get("known")]
+    new = [f for f in findings if f["kind"] in (*triage.FILED, "build") and not f.get("known")]
+    bugs, refusals = triage.distinct_bugs(findings), [f for f in findings if f["kind"] == "build"]
+    print(f"fuzz: {campaign.tally.wrong} wrong programs, {len(bugs)} distinct bugs "
+          f"({sum(bool(f.get('known')) for f in bugs.values())} of them known), "
+          f"{len(refusals)} kinds of refusal of valid programs")
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:
         if f["kind"] == "wrong-code":

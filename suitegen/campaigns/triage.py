@@ -390,6 +390,20 @@ def bucket(finding: dict) -> str:
     return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), finding.get("shape"), length=12)
 
 
+def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
+    """Return the distinct bugs among a campaign's filed findings (``file_findings``), by bucket, each its first
+    finding: two reductions of one bug land in one bucket. A bug is known where its first finding was (the
+    database held its bucket before this campaign filed it)."""
+    out: dict[str, dict] = {}
+    for f in filed:
+        if f["kind"] in FILED:
+            out.setdefault(f["bucket"], f)
+    return out
+
+
+FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
+
+
 def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print) -> list[dict]:
     """Add findings to the database (under its lock: campaigns that end together keep each other's findings);
     return each with ``known`` set where its bucket was already there. A damaged database is kept aside, and
