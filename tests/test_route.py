@@ -6,6 +6,7 @@ import ast
 import inspect
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -169,3 +170,19 @@ def test_every_unit_is_run_by_its_kinds_runner_from_the_registry(session, monkey
     for unit in (item.Unit(config=cfg, cases=(one,)), item.Unit(config=cfg, cases=(one, two), kind="not-imported")):
         item.run_unit(session, unit)
     assert ran[-2:] == [item.SINGLE, item.BATCH]
+
+
+def test_a_builds_result_comes_from_sources_each_a_module_tried_in_order():
+    """Where a build's result comes from is a strategy per module of ``compilers/sources``, listed once in the order
+    they are tried; the build loop takes the first that answers and does not branch on which it is."""
+    from suitegen.compilers import compile as build
+    from suitegen.compilers import sources
+    modules = [s.__module__ for s in sources.SOURCES]
+    assert all(s.__name__ == "answer" for s in sources.SOURCES) and len(set(modules)) == len(modules)
+    here = {p.stem for p in Path(sources.__file__).parent.glob("*.py")} - {"__init__", "request"}
+    assert {m.rsplit(".", 1)[1] for m in modules} == here, "every source module is listed, once"
+    assert modules[-1].endswith(".here"), "the build itself, which always answers, is tried last"
+    tree = ast.parse(inspect.getsource(build._build).strip())
+    assert [n for n in ast.walk(tree) if isinstance(n, ast.For)] and not [
+        n for n in ast.walk(tree) if isinstance(n, ast.If) and "source" not in ast.unparse(n.test)
+        and "result" not in ast.unparse(n.test)], "the loop does not branch on a source"

@@ -1,5 +1,5 @@
 """A PTX-only config's build is taken from its SASS sibling's cached rejection where nvcc runs both alike up to the
-failing stage (``compile.sibling_rejection``), and a several-target short build from its first target's, with real
+failing stage (``sources.sibling``), and a several-target short build from its first target's, with real
 nvcc; and one build per cache key at a time."""
 import shutil
 import threading
@@ -116,7 +116,8 @@ def test_one_build_per_key_at_a_time():
         t.start()
     for t in threads:
         t.join()
-    assert max(most) == 1 and not build._flights, "one at a time, and nothing left behind"
+    from suitegen.compilers.sources import request
+    assert max(most) == 1 and not request._flights, "one at a time, and nothing left behind"
 
 
 @needs_nvcc

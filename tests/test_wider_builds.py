@@ -1,4 +1,4 @@
-"""One target's build taken from the accepted build of the same sources for more targets (``compile.from_wider``):
+"""One target's build taken from the accepted build of the same sources for more targets (``sources.wider``):
 ``-arch=sm_80`` and ``-arch=sm_90`` within ``sm_80+sm_90``, with real nvcc."""
 import json
 import shutil

@@ -134,7 +134,7 @@ def compile_batch(cases: Sequence[Case], config: Config, folder: Path, timeout: 
     """Write the batch into ``folder`` (a private scratch folder), compile it and classify the outcome
     (``image``: and leave its device module there, see ``compile.cached_build``; ``argv``: the command, its
     ``command`` unless given, or its ``front_end_command``; ``wider``: a config for more targets whose build of
-    the batch may stand for this one, see ``compile.from_wider``)."""
+    the batch may stand for this one, see ``sources.wider``)."""
     return cached_build(config, argv or command(cases, config), sources(cases), folder, timeout, cached, image,
                         wider=command(cases, wider) if wider is not None else None)
 

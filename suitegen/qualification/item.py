@@ -188,9 +188,9 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
     # their runs queue for the GPU (which starts one process's CUDA context at a time) while later units
     # build (not a kind whose programs run in the GPU worker, such as generated modules). Then reject batches (their members may be built again, some alone, one after another), the
     # others by size, then single items. A PTX-only config's units come after the others of their kind, so
-    # its rejected builds are mostly there to take from its SASS sibling's (``compile.sibling_rejection``); so do
+    # its rejected builds are mostly there to take from its SASS sibling's (``sources.sibling``); so do
     # a several-target config's reject batches and single items (from its first target's), and the batches whose
-    # build for more targets may stand for theirs (``compile.from_wider``).
+    # build for more targets may stand for theirs (``sources.wider``).
     batches.sort(key=lambda b: (b[0], ptx_only(b[1].config) or b[1].wider is not None
                                 or not b[0] and several_targets(b[1].config), -len(b[1].cases)))
     out.sort(key=lambda unit: ptx_only(unit.config) or several_targets(unit.config))
@@ -199,7 +199,7 @@ def units(items: Sequence[tuple[Case, Config]], batching: bool = True, size: int
 
 def wider(config: Config, configs: Sequence[Config]) -> Config | None:
     """Return the first of ``configs`` that builds for one real target's config (``sm_80``) and more (``sm_80+sm_90``),
-    but for that the same: its accepted compile-only batches may stand for this config's (``compile.from_wider``)."""
+    but for that the same: its accepted compile-only batches may stand for this config's (``sources.wider``)."""
     if several_targets(config) or ptx_only(config):
         return None
     # Which sections each leaves out does not matter here: a batch holds the cases of both.

@@ -350,7 +350,7 @@ def _leftovers_first(unit) -> int:
     """The scheduler's order: single builds that batches left (they say why) before the next planned unit, so a
     started batch is finished first; planned units keep their order (``units``: longest first). A several-target
     config's leftovers come last: most are rejections its first target's config builds meanwhile, which it then
-    takes (``compile.sibling_rejection``)."""
+    takes (``sources.sibling``)."""
     return (2 if several_targets(unit.config) else 0) if unit.why else 1
 
 
