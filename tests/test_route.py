@@ -186,3 +186,15 @@ def test_a_builds_result_comes_from_sources_each_a_module_tried_in_order():
     assert [n for n in ast.walk(tree) if isinstance(n, ast.For)] and not [
         n for n in ast.walk(tree) if isinstance(n, ast.If) and "source" not in ast.unparse(n.test)
         and "result" not in ast.unparse(n.test)], "the loop does not branch on a source"
+
+
+def test_an_item_alone_is_built_by_ways_each_a_module_tried_in_order():
+    """An item alone is built by ways behind one interface (``builds.ItemBuild``), a module each, listed once in the
+    order ``run_one`` tries them; the last, the whole build, is tried for every item and decides with any verdict."""
+    from suitegen.qualification import item
+    from suitegen.qualification.builds import ItemBuild
+    assert all(isinstance(way, ItemBuild) for way in item.BUILDS)
+    modules = [way.build.__module__ for way in item.BUILDS]
+    assert len(set(modules)) == len(modules) and "suitegen.qualification.item" not in modules
+    last = item.BUILDS[-1]
+    assert last.decides is None and last.tried(None) is True

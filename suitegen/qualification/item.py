@@ -10,12 +10,14 @@ from typing import Callable, Sequence
 
 from suitegen import procs
 from suitegen.compilers import backends, batch
-from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, front_end_build, stopped_at_front_end
+from suitegen.compilers.compile import DLINK_LOG, FRONT_END, MODULE, compile_case, stopped_at_front_end
 from suitegen.engine.scheduler import Scheduler
 from suitegen.qualification.session import Session, item_name, now
 from suitegen.execute import host_values
 from suitegen.execute.deferred import Deferred, not_run
 from suitegen.execute.programs import run_members, run_program
+from suitegen.qualification import front_end_only, whole_build
+from suitegen.qualification.builds import NEEDS_MODULE, NEEDS_PRODUCT
 from suitegen.qualification.facts import behaviour, make_env, prepared, twin_plan
 from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.deviations import covering
@@ -259,12 +261,6 @@ def settled(session: Session, cases: Sequence[Case], config: Config,
     return preps, records, [c for c in cases if preps[c.key].final is None]
 
 
-# What a build must leave for what runs after it: its device module, or (not from the cache, which keeps
-# no products) its object or program.
-NEEDS_MODULE = (AfterBuild.LOAD, AfterBuild.DEVICE_VALUE)
-NEEDS_PRODUCT = (AfterBuild.HOST_VALUE, AfterBuild.PROGRAM, AfterBuild.MODULE_CHECK)
-
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Built:
     """One item's accepted build, as what runs after it sees it: its folder's device module, its product (object,
@@ -319,52 +315,22 @@ AFTER: dict[AfterBuild, Callable[..., ExecResult | None]] = {
 
 
 def run_one(session: Session, case: Case, config: Config) -> Record:
-    """Judge one item alone: its record is the first that its builds (``BUILDS``), tried in order, decide.
+    """Judge one item alone: its record is the first that its ways of building (``BUILDS``), tried in order, decide.
 
-    First, for an item expected to be rejected by the device front end (``_front_end_first``), the build only up to
-    it; then the whole build, which always decides (for an UNSUPPORTED or unhonoured config, building nothing). A
-    short build decides only where its verdict is PASS or XFAIL (``SHORT_VERDICTS``): with any other the item is
-    built whole and judged again, so every FAIL's evidence and reproducer is the full command."""
+    First, for an item expected to be rejected by the device front end, the build only up to it
+    (``front_end_only``, which decides only with PASS or XFAIL); then the whole build (``whole_build``), which always
+    decides (for an UNSUPPORTED or unhonoured config, building nothing)."""
     prep = prepared(session, case, config)
-    return next(record for build in BUILDS if (record := build(session, case, config, prep)) is not None)
+    for way in BUILDS:
+        if way.tried(prep):
+            record = _judge_alone(session, case, config, prep, way.build_in(session.options, case, config, prep))
+            if record is not None and (way.decides is None or record.verdict in way.decides):
+                return record
+    raise AssertionError("item.BUILDS ends with the whole build, which always decides")
 
 
-# The verdicts a build only up to the device front end may give, alone or batched; any other is the whole build's.
-SHORT_VERDICTS = (Verdict.PASS, Verdict.XFAIL)
-
-
-def _front_end_first(prep: Preparation) -> bool:
-    """Whether an item is built first only up to its device front end: only its build is judged, and it is
-    expected to be rejected there: by the guide, unless a recorded deviation says otherwise, or by a recorded
-    deviation that saw the toolchain reject it there (``Preparation.seen``)."""
-    exp, seen = prep.expectation, prep.seen
-    if prep.final is not None or prep.after is not AfterBuild.NOTHING or exp is None:
-        return False
-    if seen:
-        return not seen[0].observed.accepted and seen[0].phase in PHASE_GROUPS["front-end"]
-    return exp.expect is Expect.REJECT and FRONT_END in PHASE_GROUPS.get(exp.phase or "", ())
-
-
-def _front_end_only(session: Session, case: Case, config: Config, prep: Preparation) -> Record | None:
-    """The build only up to the device front end (``compile.front_end_build``), for an item built so first: its
-    record where that build rejected it there with a verdict in ``SHORT_VERDICTS``, else None."""
-    if not _front_end_first(prep):
-        return None
-    record = _judge_alone(session, case, config, prep, lambda folder: front_end_build(
-        case, config, folder, timeout=session.options.timeout, cached=not session.options.no_cache))
-    return record if record is not None and record.verdict in SHORT_VERDICTS else None
-
-
-def _whole(session: Session, case: Case, config: Config, prep: Preparation) -> Record:
-    """The item's whole build, its own command (through the build cache where nothing runs its product; nothing for
-    an item the judge settled before the build): it always decides."""
-    return _judge_alone(session, case, config, prep, lambda folder: compile_case(
-        case, config, folder, timeout=session.options.timeout,
-        cached=prep.after not in NEEDS_PRODUCT and not session.options.no_cache, image=prep.after in NEEDS_MODULE))
-
-
-# An item's builds, in the order ``run_one`` tries them: each returns the item's record, or None: not decided by it.
-BUILDS = (_front_end_only, _whole)
+# An item's ways of building, in the order ``run_one`` tries them (``builds.ItemBuild``, a module each).
+BUILDS = (front_end_only.WAY, whole_build.WAY)
 
 
 def _judge_alone(session: Session, case: Case, config: Config, prep: Preparation,
@@ -524,18 +490,18 @@ STOPS = "a batch of the run showed that its expected error stops the build at th
 def _front_end_first_batch(session: Session, cases: Sequence[Case], config: Config, root: Path,
                            tried: dict[str, list[str]], hints: dict[str, str | None], afters: dict[str, AfterBuild],
                            stopped: set[str], preps: dict[str, Preparation]) -> dict[str, "Member"]:
-    """Where every member of a batch is built first only up to its device front end (``_front_end_first``), build
+    """Where every member of a batch is built first only up to its device front end (``front_end_only.tried``), build
     the batch so (``batch.front_end_command``: it skips the host side's preprocessor and cudafe++, and cicc
     reports the errors cudafe++ would stop at beside its own): return the members it judged PASS or XFAIL, as
     ``run_one``'s short build does for one item. The others are built whole."""
-    if len(cases) < 2 or not all(_front_end_first(preps[c.key]) for c in cases):
+    if len(cases) < 2 or not all(front_end_only.tried(preps[c.key]) for c in cases):
         return {}
     if batch.front_end_command(cases, config) is None:
         return {}
     built = _build(session, cases, config, root, tried, hints, afters, stopped, short=True)
     by_key = {c.key: c for c in cases}
     return {key: member for key, member in built.items()
-            if verdict(preps[key], by_key[key], member.result, session.oracle.deviations).verdict in SHORT_VERDICTS}
+            if verdict(preps[key], by_key[key], member.result, session.oracle.deviations).verdict in front_end_only.SHORT_VERDICTS}
 
 
 def _stops_the_build(session: Session, *, config: Config, prep: Preparation) -> bool:
