@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from suitegen.engine import hook_modules  # noqa: F401 - every hook registered, as the command line and plugin do
+from suitegen.qualification import unit_kinds  # noqa: F401 - every unit kind registered, as the run and plugin do
 from suitegen.frontends.cli import main
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from suitegen.compilers import batch, members
-from suitegen.qualification.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, Member, _again, expected_side, units
+from suitegen.qualification.batch_units import Member, _again
+from suitegen.qualification.item import BATCH_SIZE, REJECT_BATCH_SIZE, Built, expected_side, units
 from suitegen.model import (Alone, Batched, Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Mode, Outcome, Phase, Rule,
                             Std, Toolchain, Variant)
 
@@ -475,7 +476,7 @@ def test_a_batch_program_s_members_share_processes_until_the_program_fails_as_a_
                                                                                        processes, passed):
     from types import SimpleNamespace
 
-    from suitegen.qualification import item
+    from suitegen.qualification import batch_units, item
     from suitegen.judge.behaviour import AfterBuild
     from suitegen.model import ExecResult, ExecStatus
 
@@ -487,16 +488,16 @@ def test_a_batch_program_s_members_share_processes_until_the_program_fails_as_a_
         return {i: ExecResult(status=ExecStatus.PASSED if ok and i else ExecStatus.FAILED, exit_code=0, detail="",
                               output="", duration=0.1, gpu="GPU 0", command=()) for i in todo}
 
-    monkeypatch.setattr(item, "run_members", run_members)
+    monkeypatch.setattr(batch_units, "run_members", run_members)
     session = SimpleNamespace(fatbin=object(), options=SimpleNamespace(exec_timeout=5),
                               gpus=SimpleNamespace(take=lambda: ("0", "GPU 0")))
     cases = [SimpleNamespace(key=f"k{i}") for i in range(6)]
-    built = {c.key: item.Member(result=result(Outcome.ACCEPTED), source=Batched(id="b", size=6),
+    built = {c.key: batch_units.Member(result=result(Outcome.ACCEPTED), source=Batched(id="b", size=6),
                                 built=item.Built(module=tmp_path / "m", product=tmp_path / "batch.out", member=i))
              for i, c in enumerate(cases)}
-    out = item._batch_programs(session, cases, built, {c.key: AfterBuild.PROGRAM for c in cases})
+    out = batch_units._batch_programs(session, cases, built, {c.key: AfterBuild.PROGRAM for c in cases})
     assert calls == processes
-    assert sorted(out) == [f"k{i}" for i in passed], "the others run alone, as _after does"
+    assert sorted(out) == [f"k{i}" for i in passed], "the others run alone, as run_after does"
 
 
 STOPPER_RULES = '''
@@ -527,7 +528,7 @@ def test_members_whose_error_stopped_a_batch_go_alone_at_once_in_later_batches(t
     """cicc stops at the first of these errors: the first batch peels one member and leaves the others alone; the
     run's next batch sends such members alone without building them together first. Verdicts are the same."""
     from suitegen.qualification import session as engine
-    from suitegen.qualification.item import STOPS
+    from suitegen.qualification.batch_units import STOPS
     from suitegen.engine.options import RunOptions
 
     from conftest import write_demo_oracle

@@ -116,7 +116,8 @@ def test_after_preparation_neither_the_probe_nor_the_deviations_is_entered_again
     """Alone (``run_one``: two positives, and a negative built first only up to its front end) and batched
     (``run_batch``), what the route needs of the config's probe and of the recorded deviations is in the preparation."""
     from suitegen.model import Expect
-    from suitegen.qualification.item import run_batch, run_one, units
+    from suitegen.qualification.batch_units import run_batch
+    from suitegen.qualification.item import run_one, units
     cfg = Config(toolchain=session.toolchains[0], std=Std.CXX17, arch="sm_90")
     restrict = [c for c in session.cases if c.rule.section == "restrict"]
     negative = next(c for c in session.cases if c.rule.id == "lambdas/call-site"

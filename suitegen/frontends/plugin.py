@@ -194,7 +194,8 @@ class _SuiteFile(pytest.File):
         return None
 
     def collect(self):
-        from suitegen.qualification.item import batch_id, units
+        from suitegen.qualification.batch_units import batch_id
+        from suitegen.qualification.item import units
         from suitegen.qualification.session import item_name, plan, rule_matches
         session = _session(self.config)
         found = self._cases()

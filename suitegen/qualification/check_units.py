@@ -5,7 +5,7 @@ file is device code without preprocessor lines can share a module. Up to ``SIZE`
 flags are built as one: each member in a namespace of its own after ``#line 1 "sg_bN/main.cu"``, its kernel's
 name defined to ``NAME_N`` around it (an ``extern "C"`` kernel keeps its name in a namespace). Each member's check
 then launches its own kernel in the GPU workers (``checks.Renamed``), one after another. A member is judged from the
-unit only where the verdict is one a batch may give (PASS where it ran; else ``item.TRUSTED_FROM_BATCH``); the
+unit only where the verdict is one a batch may give (PASS where it ran; else ``batch_units.TRUSTED_FROM_BATCH``); the
 others, and every member where the shared module did not build, are built alone, so every FAIL's evidence and
 reproducer is the case's own command. A run that records or replays a build store builds each alone.
 """
@@ -20,7 +20,8 @@ from typing import Sequence
 from suitegen.compilers import backends, batch, cache
 from suitegen.compilers.compile import compile_case
 from suitegen.qualification.facts import behaviour
-from suitegen.qualification.item import ALONE, TRUSTED_FROM_BATCH, Done, Unit, batch_id, settled, unit_kind
+from suitegen.qualification.batch_units import TRUSTED_FROM_BATCH, batch_id
+from suitegen.qualification.item import ALONE, Done, Unit, settled, unit_kind
 from suitegen.qualification.session import Session, now
 from suitegen.execute.checks import Renamed
 from suitegen.judge.behaviour import AfterBuild

@@ -77,7 +77,7 @@ class Session:
     fatbin: FatbinRunner | None = None
     twins: Twins = field(default_factory=Twins)
     # (toolchain fingerprint, expected diagnostic): errors a batch showed to stop that toolchain's build at the
-    # first of them; members expected to be rejected with one go alone at once (``item.run_batch``).
+    # first of them; members expected to be rejected with one go alone at once (``batch_units.run_batch``).
     stoppers: set[tuple[str, str]] = field(default_factory=set)
     checks: tuple = ()  # the profile's params over every check hook's (``Profile.checks``)
 
