@@ -94,6 +94,31 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     assert any(entry["hits"] == 2 for entry in db.values())
 
 
+@needs_gxx
+def test_a_program_the_host_sanitizer_blames_is_the_generator_s_fault_not_a_finding(tmp_path):
+    """A host compiler whose programs report undefined behaviour (a planted UBSan line, outside every program): the
+    wrong programs are confirmed, then told apart as programs at fault themselves (the generator's defect): no
+    wrong-code finding, nothing filed in the database, and the campaign says so."""
+    plant = tmp_path / "plant.cpp"
+    plant.write_text('#include <cstdio>\nstatic int sg_planted = std::printf("%s:1:1: runtime error: planted\\n", '
+                     '__FILE__);\n')
+    wrapper = tmp_path / "g++"
+    wrapper.write_text(f'#!/bin/sh\nfor a in "$@"; do case "$a" in *.cpp) cat {plant} >> "$a";; esac; done\n'
+                       f'exec {shutil.which("g++")} "$@"\n')
+    wrapper.chmod(0o755)
+    out = tmp_path / "c"
+    done = fuzz_cli("--seed", "p1", "--max-programs", "2", "--out", str(out), *HOST_ONLY,
+                    env=dict(os.environ, CXX=str(wrapper)))
+    assert done.returncode == 0, done.stdout + done.stderr  # nothing new was filed
+    found = json.loads((out / "findings.json").read_text())
+    faults = [f for f in found if f["kind"] == triage.PROGRAM_FAULT]
+    assert faults and not [f for f in found if f["kind"] in triage.FILED], found
+    assert all(f["undefined"] == ["host-O0"] and "generator" in f["why"] for f in faults)
+    assert "at fault themselves" in done.stdout and "0 distinct bugs" in done.stdout, done.stdout
+    db = tmp_path / "findings.json"
+    assert not db.exists() or not json.loads(db.read_text())["findings"]
+
+
 def test_bad_options_are_usage_errors(tmp_path):
     for args, words in ((["--policy", "nope"], "known policies"), (["--builds", "default,fast"], "unknown fast"),
                         (["--budget", "soon"], "--budget")):

@@ -633,9 +633,12 @@ def _campaign(args, campaign: Campaign) -> int:
     page = fuzz_page.write(out, campaign.state(), findings)
     new = [f for f in findings if f["kind"] in (*triage.FILED, "build") and not f.get("known")]
     bugs, refusals = triage.distinct_bugs(findings), [f for f in findings if f["kind"] == "build"]
+    ours = [f for f in findings if f["kind"] == triage.PROGRAM_FAULT]
     print(f"fuzz: {campaign.tally.wrong} wrong programs, {len(bugs)} distinct bugs "
           f"({sum(bool(f.get('known')) for f in bugs.values())} of them known), "
-          f"{len(refusals)} kinds of refusal of valid programs")
+          f"{len(refusals)} kinds of refusal of valid programs"
+          + (f"; {len(ours)} programs at fault themselves (undefined behaviour: suitegen's defect, not a finding)"
+             if ours else ""))
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:
         if f["kind"] == "wrong-code":

@@ -211,6 +211,12 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     if not failing or failing != {b for b, s in second.items() if _bad(s)}:
         kind = "flaky" if failing or any(_bad(s) for s in second.values()) else "not-reproduced"
         return {"kind": kind, "index": suspect["index"], "first": first, "second": second}
+    undefined = sorted(b for b, s in first.items() if s == "undefined")
+    if undefined:  # the host build's sanitizer names the program's own lines: a defect of the generator, not a finding
+        return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
+                "failing": sorted(failing), "undefined": undefined, "statuses": first,
+                "why": f"UBSan reports undefined behaviour in the program under {', '.join(undefined)}: the generator "
+                       "made a program its model does not define, a defect of suitegen's to fix, not a compiler's"}
     passing = {b for b, s in first.items() if s == "ok"}
     bad = "default" if "default" in failing else sorted(failing)[0]
     good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
@@ -402,6 +408,7 @@ def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
 
 
 FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
+PROGRAM_FAULT = "program-fault"  # a wrong program the host build's sanitizer blames on the program: ours, never filed
 
 
 def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print) -> list[dict]:

@@ -115,7 +115,7 @@ def triage_run(records: list[Record], toolchains: list[Toolchain], runner, db_pa
         finally:
             bench.close()
         finding = dict(finding or {"kind": "not-reproduced"}, program_id=r.rule, item=r.case_id, config=r.config_id)
-        if finding["kind"] in ("wrong-code", "crash"):
+        if finding["kind"] in triage.FILED:
             finding["campaign"] = f"run {run_id}"
             filed = triage.file_findings(db_path, [finding], f"run {run_id}", say=say)[0]
             entry = triage.read_findings(db_path, say)["findings"][filed["bucket"]]
