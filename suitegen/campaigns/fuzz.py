@@ -96,6 +96,7 @@ CHILD_TIMEOUT = 600.0  # seconds a build or host check of a file may take before
 class Late(Exception):
     """A file's check reached the end of the campaign's budget (``Campaign.limit``): the file is left for the next leg."""
 
+
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal the kernel sends a process when its parent ends
 
 
@@ -276,6 +277,15 @@ class Campaign:
             raise Late
         return min(CHILD_TIMEOUT, left)
 
+    def budgeted(self, child):
+        """Return what one child that checks a file gave (``child(timeout)``, its timeout the ``limit``); raise ``Late``
+        where the budget's end, not a hang, stopped it."""
+        timeout = self.limit()
+        done = child(timeout)
+        if done.timed_out and timeout < CHILD_TIMEOUT:
+            raise Late
+        return done
+
     def check_file(self, index: int, programs: list, expected: list) -> list[dict] | None:
         """Build one file of programs every way, run it, and return one record per program (with nvcc's words
         under ``failures`` for a build that made no module); None where the budget ran out first (``limit``)."""
@@ -296,11 +306,9 @@ class Campaign:
                     r.setdefault("failures", {})[build.name] = failure
         if self.opts.host or self.runner is None:
             for name in self.opts.host_builds:
-                timeout = self.limit()
-                run = host_check.run(emit.host_check(programs, expected), folder, f"host-{index}",
-                                     host_check.HOST_BUILDS[name], timeout=timeout)
-                if run.timed_out and timeout < CHILD_TIMEOUT:
-                    raise Late
+                run = self.budgeted(lambda timeout: host_check.run(emit.host_check(programs, expected), folder,
+                                                                   f"host-{index}", host_check.HOST_BUILDS[name],
+                                                                   timeout=timeout))
                 for r, p in zip(records, programs):
                     r["host"][name] = triage.host_status(run, p)
                     if r["host"][name] == "undefined":
@@ -317,10 +325,8 @@ class Campaign:
         alone. A file the compiler crashes on is split in halves and built again, so one crashing program costs
         only itself."""
         source = source if source is not None else emit.source(programs)
-        timeout = self.limit()
-        built = modules.build_module(self.tc, build, source, folder, timeout=timeout, use_cache=self.opts.use_cache)
-        if built.timed_out and timeout < CHILD_TIMEOUT:
-            raise Late
+        built = self.budgeted(lambda timeout: modules.build_module(self.tc, build, source, folder, timeout=timeout,
+                                                                   use_cache=self.opts.use_cache))
         if built.ok:
             statuses = self.run_module(built.module, programs, expected) if self.runner is not None else \
                 ["built"] * len(programs)

@@ -396,6 +396,10 @@ def bucket(finding: dict) -> str:
     return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), finding.get("shape"), length=12)
 
 
+FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
+PROGRAM_FAULT = "program-fault"  # a wrong program the host build's sanitizer blames on the program: ours, never filed
+
+
 def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
     """Return the distinct bugs among a campaign's filed findings (``file_findings``), by bucket, each its first
     finding: two reductions of one bug land in one bucket. A bug is known where its first finding was (the
@@ -405,10 +409,6 @@ def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
         if f["kind"] in FILED:
             out.setdefault(f["bucket"], f)
     return out
-
-
-FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
-PROGRAM_FAULT = "program-fault"  # a wrong program the host build's sanitizer blames on the program: ours, never filed
 
 
 def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print) -> list[dict]:

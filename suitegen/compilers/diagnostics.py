@@ -80,6 +80,12 @@ def command_phase(command: str) -> Phase:
     return Phase.NVCC
 
 
+def _names_crash(line: str) -> bool:
+    """Whether an output line holds one of ``CRASH_MARKERS``."""
+    low = line.lower()
+    return any(marker in low for marker in CRASH_MARKERS)
+
+
 def parse(output: str) -> ParsedOutput:
     """Parse combined stdout/stderr of ``nvcc -v`` into a ParsedOutput."""
     phase = Phase.NVCC
@@ -109,8 +115,8 @@ def parse(output: str) -> ParsedOutput:
         if diag is not None:
             diags.append(diag)
             crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower() or (
-                diag.file is None and any(marker in line.lower() for marker in CRASH_MARKERS))  # a tool's own report
-        elif any(marker in line.lower() for marker in CRASH_MARKERS):
+                diag.file is None and _names_crash(line))  # a tool's own report
+        elif _names_crash(line):
             # Only lines that are not the program's own diagnostics: "static assertion failed" is a verdict.
             crash = True
     return ParsedOutput(diagnostics=tuple(diags), subcommands=tuple(subs), failed_phase=failed_phase,

@@ -130,10 +130,10 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
     except OSError as exc:
         return Built(build=build, module=None, argv=tuple(argv), log=f"cannot run {argv[0]}: {exc}", seconds=0.0)
     path = folder / out
-    crashed = done.timed_out or (done.returncode or 0) < 0 or diagnostics.parse(done.output).crash
     missing = artifacts.problem(argv, folder, {}) if done.returncode == 0 else None
     if done.returncode != 0 or missing:
         why = done.output if done.returncode else f"nvcc exited 0, but {missing}"
+        crashed = done.timed_out or (done.returncode or 0) < 0 or diagnostics.parse(done.output).crash
         return Built(build=build, module=None, argv=tuple(argv), log=why, seconds=done.duration, crashed=crashed,
                      timed_out=done.timed_out)
     if k is not None:

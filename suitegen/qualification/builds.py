@@ -4,12 +4,11 @@ A new way is a module with its ``ItemBuild`` and one line in ``item.BUILDS``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.verdicts import Preparation
-from suitegen.model import Case, CompileResult, Config, Verdict
+from suitegen.model import CompileResult, Verdict
 
 # What a build must leave for what runs after it: its device module, or (not from the cache, which keeps
 # no products) its object or program.
@@ -23,11 +22,6 @@ class ItemBuild:
     (``(options, case, config, preparation, folder)``: the run's options; None: it made nothing that decides), and
     the verdicts it may decide with (None: any; with another the item is built the next way)."""
 
-    name: str
     tried: Callable[[Preparation], bool]
     build: Callable[..., CompileResult | None]
     decides: tuple[Verdict, ...] | None = None
-
-    def build_in(self, options, case: Case, config: Config, prep: Preparation) -> Callable[[Path], CompileResult | None]:
-        """Return this way's build of one item, as a function of the folder it builds in."""
-        return lambda folder: self.build(options, case, config, prep, folder)

@@ -32,4 +32,4 @@ def build(options, case: Case, config: Config, prep: Preparation, folder: Path) 
     return front_end_build(case, config, folder, timeout=options.timeout, cached=not options.no_cache)
 
 
-WAY = ItemBuild(name="front end only", tried=tried, build=build, decides=SHORT_VERDICTS)
+WAY = ItemBuild(tried=tried, build=build, decides=SHORT_VERDICTS)

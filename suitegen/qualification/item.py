@@ -319,7 +319,8 @@ def run_one(session: Session, case: Case, config: Config) -> Record:
     prep = prepared(session, case, config)
     for way in BUILDS:
         if way.tried(prep):
-            record = _judge_alone(session, case, config, prep, way.build_in(session.options, case, config, prep))
+            record = _judge_alone(session, case, config, prep,
+                                  lambda folder: way.build(session.options, case, config, prep, folder))
             if record is not None and (way.decides is None or record.verdict in way.decides):
                 return record
     raise AssertionError("item.BUILDS ends with the whole build, which always decides")

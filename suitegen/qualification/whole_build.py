@@ -17,4 +17,4 @@ def build(options, case: Case, config: Config, prep: Preparation, folder: Path) 
                         image=prep.after in NEEDS_MODULE)
 
 
-WAY = ItemBuild(name="whole", tried=lambda prep: True, build=build)
+WAY = ItemBuild(tried=lambda prep: True, build=build)
