@@ -150,7 +150,7 @@ def test_generated_programs_are_built_in_every_dialect_they_are_valid_in(tmp_pat
     assert not summary["counts"].get("UNSUPPORTED"), "generated programs are counted apart from the guide's"
     junit = (out / "junit.xml").read_text()
     assert 'testsuite name="generated/generated"' in junit and 'name="family" value="generated"' in junit
-    two_batches = ["--generated", "44", "--rules", PROGRAMS]  # 32 programs a batch: shards split by unit
+    two_batches = ["--generated", str(corpus.BATCH + 12), "--rules", PROGRAMS]  # two units: shards split by unit
     listed = [cli("run", "--profile", "quick", *two_batches, "--list", "--shard", f"{k}/2").stdout.split()
               for k in (1, 2)]
     assert sorted(listed[0] + listed[1]) == sorted(cli("run", "--profile", "quick", *two_batches,
