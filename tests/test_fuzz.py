@@ -178,6 +178,63 @@ def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_p
     assert missing.returncode == 2 and "cannot read it" in missing.stderr, missing.stderr
 
 
+# A fake nvcc whose programs are host C++ built by g++: under -Xcicc -O0 it turns every `` ^ `` into `` | `` (a planted
+# wrong-code fault); a module build (-cubin, -ptx) makes an empty module.
+HOST_NVCC = r"""
+out=""; src=""; cicc=""; prev=""
+for a in "$@"; do
+  case "$a" in -cubin|-ptx) : > "${@: -1}"; exit 0;; *.cu) src="$a";; esac
+  [ "$prev" = "-o" ] && out="$a"; [ "$prev" = "-Xcicc" ] && [ "$a" = "-O0" ] && cicc=1; prev="$a"
+done
+cp "$src" /tmp/sg-host-$$.cpp; [ -n "$cicc" ] && sed -i "s/ \^ / | /g" /tmp/sg-host-$$.cpp
+g++ -x c++ /tmp/sg-host-$$.cpp -o "$out"; rc=$?; rm -f /tmp/sg-host-$$.cpp; exit $rc
+"""
+
+
+def self_checking(lines: list[str], calls: list[str], expected: list[int]) -> str:
+    """A program in the form of a ``suitegen fuzz`` reproducer: functions, cells, a table of expected values and its
+    check (exit 0, ``OK``, where every cell is right)."""
+    return ("#include <cstdio>\n" + "\n".join(lines) + "\n"
+            + f"static const unsigned long long sg_expect[{len(calls)}] = {{{', '.join(f'{v}ull' for v in expected)}}};\n"
+            + f"int main() {{ const int n = {len(calls)}; unsigned long long h[n] = {{}}; int bad = 0;\n"
+            + "".join(f"  h[{i}] = {c};\n" for i, c in enumerate(calls))
+            + '  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) printf("cell %d: expected %llu, '
+              'got %llu\\n", i, sg_expect[i], h[i]);\n'
+            + '  printf(bad ? "WRONG %d\\n" : "OK\\n", bad); return bad != 0; }\n')
+
+
+@needs_gxx
+def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, fake_nvcc):
+    """``fuzz --reduce FILE`` for wrong code: the builds whose program exits 0 are the good ones, the build that gets it
+    wrong (a planted fault under -Xcicc -O0) the bad; the file is cut to the lines that still tell them apart, its
+    table of expected values refreshed to the good build's (it prints OK there), and a report written beside it."""
+    fake = fake_nvcc(HOST_NVCC)
+    lines = [f"int f{i}(int x) {{ return x + {i}; }}" for i in range(10)]
+    lines[6] = "int f6(int x) { return x ^ 6; }"
+    mine = tmp_path / "mine.cu"
+    mine.write_text(self_checking(lines, [f"f{i}({i + 1})" for i in range(10)],  # f6(7): 1, but 7 with the fault
+                                  [(i + 1) ^ 6 if i == 6 else i + 1 + i for i in range(10)]))
+    args = ("--nvcc", str(fake), "--builds", "default,cicc-O0", "--no-gpu", "-j", "2", "--reduce-budget", "120s")
+    done = fuzz_cli("--reduce", str(mine), *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "wrong under cicc-O0, right under default" in done.stdout, done.stdout
+    reduced = (tmp_path / "mine.reduced.cu").read_text()
+    assert " ^ " in reduced and reduced.count("\n") < mine.read_text().count("\n") - 6, reduced
+    report = (tmp_path / "mine.reduced.md").read_text()
+    assert "| cicc-O0 | exit 1: WRONG 1 |" in report and "-Xcicc -O0 mine.reduced.cu" in report, report
+    for fault, says in (("", "OK"), ("s/ \\^ / | /g", "WRONG")):  # the refreshed table: right where it is right
+        src = tmp_path / f"check{len(fault)}.cpp"
+        src.write_text(reduced)
+        if fault:
+            subprocess.run(["sed", "-i", fault, str(src)], check=True)
+        subprocess.run(["g++", "-x", "c++", str(src), "-o", str(src.with_suffix(""))], check=True)
+        ran = subprocess.run([str(src.with_suffix(""))], capture_output=True, text=True)
+        assert ran.stdout.splitlines()[-1].split()[0] == says, (fault, ran.stdout, reduced)
+    (tmp_path / "same.cu").write_text(self_checking(lines[:3], ["f1(2)"], [3]))  # no ^: every build gets it right
+    same = fuzz_cli("--reduce", str(tmp_path / "same.cu"), *args, cwd=tmp_path)
+    assert same.returncode == 1 and "nothing to reduce" in same.stdout and "cicc-O0: exit 0: OK" in same.stdout, same.stdout
+
+
 # How nvcc reports a sub-tool that died of a signal (its exit status is then 128 + the signal, not negative).
 DIED = "nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)\nnvcc error   : 'cicc' core dumped\n"
 

@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 from suitegen import procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
-from suitegen.campaigns import triage
+from suitegen.campaigns import own_file, triage
 from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
@@ -725,10 +725,11 @@ def save_command(args) -> int:
 
 
 def reduce_command(args) -> int:
-    """``suitegen fuzz --reduce FILE``: reduce a source file of one's own that crashes a build, line by line, to the
-    smallest text that crashes it the same way (``triage.shrink_crash``); write it beside the file, say how much
-    it shrank and the command that shows the crash. Exit 0 when it crashed and was reduced, 1 when no build crashes
-    on it."""
+    """``suitegen fuzz --reduce FILE``: reduce a source file of one's own that a build crashes on, or that some builds
+    get right and others wrong, to the smallest text that shows it the same way: a crash line by line
+    (``triage.shrink_crash``), a wrong program through its own check (``own_file``: a program exits 0 when it is
+    right). Write the reduced file (and, for wrong code, a report) beside it. Exit 0 when it was reduced, 1 when no
+    build crashes or the builds agree, or the program itself is at fault."""
     source = Path(args.reduce)
     try:
         text = source.read_text()
@@ -736,6 +737,7 @@ def reduce_command(args) -> int:
         raise UsageError(f"--reduce {source}: cannot read it ({exc})") from None
     tc, opts = _campaign_options(args)
     campaign = Campaign(tc, replace(opts, out=source.parent))
+    deadline = time.monotonic() + opts.reduce_budget
     try:
         with _stop_signals():
             for build in campaign.builds:
@@ -744,13 +746,10 @@ def reduce_command(args) -> int:
                 if built.crashed:
                     break
             else:
-                print(f"fuzz: no build of {', '.join(b.name for b in campaign.builds)} crashes on {source}: nothing to "
-                      "reduce (--reduce reduces compiler crashes; a wrong result is reduced from its program: "
-                      "--programs)")
-                return 1
+                return _reduce_wrong(campaign, source, text, deadline)
             print(f"fuzz: {source} crashes the {build.name} build ({triage.crash_signature(built.log) or 'no words'}); "
                   f"reducing it line by line within {opts.reduce_budget:.0f}s")
-            small = triage.shrink_crash(campaign, build, text, time.monotonic() + opts.reduce_budget, log=built.log)
+            small = triage.shrink_crash(campaign, build, text, deadline, log=built.log)
     except StopRun as stop:
         procs.stop_all()
         print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
@@ -763,6 +762,34 @@ def reduce_command(args) -> int:
     print(f"fuzz: {text.count(chr(10))} lines -> {small.count(chr(10))} lines: {out}\n"
           f"  nvcc {flags} -{build.output} {out.name}   # crashes")
     return 0
+
+
+def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float) -> int:
+    """``reduce_command`` for a file no build crashes on: build and run it under every build; where some are right
+    and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file and its report."""
+    runs = dict(zip((b.name for b in campaign.builds), campaign.pool.map(
+        lambda b: own_file.behave(campaign.tc, b, text, campaign.scratch / f"run-{b.name}"), campaign.builds)))
+    said = "\n".join(f"  {name}: {r.said()}" for name, r in runs.items())
+    if not any(r.right for r in runs.values()) or all(r.right for r in runs.values() if r.built):
+        print(f"fuzz: no build crashes on {source}, and its program (which exits 0 when it is right) does not tell "
+              f"the builds apart: nothing to reduce\n{said}")
+        return 1
+    print(f"fuzz: {source}: the builds disagree; reducing it line by line within "
+          f"{max(0.0, deadline - time.monotonic()):.0f}s\n{said}")
+    found = own_file.reduce_wrong(campaign, text, runs, deadline)
+    if "reproducer" not in found:
+        print(f"fuzz: {found['why']}; nothing is claimed\n  " + "\n  ".join(
+            f"{k}: {v}" for k, v in found["sanitizer"].items()))
+        return 1
+    out = source.with_name(source.stem + ".reduced" + source.suffix)
+    out.write_text(found["reproducer"])
+    note = out.with_suffix(".md")
+    note.write_text(own_file.report(source, text, found, runs, {b.name: b for b in campaign.builds}))
+    claim = found["kind"] == "wrong-code" and found["reproduces"]
+    print(f"fuzz: {text.count(chr(10))} lines -> {found['reproducer'].count(chr(10))} lines: {out}; "
+          + (f"wrong under {', '.join(found['wrong'])}, right under {', '.join(found['right'])}" if claim else
+             found["why"] or "the reduced file no longer tells the builds apart") + f" ({note})")
+    return 0 if claim else 1
 
 
 def releases_command(args) -> int:

@@ -142,11 +142,13 @@ def build_module(toolchain: Toolchain, build: DeviceBuild, source: str, folder: 
 
 
 def build_program(toolchain: Toolchain, build: DeviceBuild, source: str, folder: Path,
-                  timeout: float = 300.0) -> tuple[Path | None, str]:
+                  timeout: float = 300.0, warn: bool = False) -> tuple[Path | None, str]:
     """Build ``source`` (a reproducer with its ``main``) into an executable under ``build``'s flags, with
-    nvcc; return its path (None where it did not build) and nvcc's words."""
+    nvcc (``warn``: with its warnings, which ``BASE_FLAGS`` silence); return its path (None where it did not build)
+    and nvcc's words."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "repro.cu").write_text(source)
-    argv = [toolchain.nvcc, *build.nvcc_flags(), "repro.cu", "-o", f"repro-{build.name}"]
+    flags = [f for f in build.nvcc_flags() if not (warn and f == "-w")]
+    argv = [toolchain.nvcc, *flags, "repro.cu", "-o", f"repro-{build.name}"]
     done = procs.run(argv, timeout=timeout, cwd=folder)
     return (folder / f"repro-{build.name}" if done.returncode == 0 else None), done.output[-2000:]

@@ -129,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
     fz.add_argument("--reduce-budget", type=options.checked(_fuzz_time), default="5m",
                     help="time for confirming and reducing findings")
-    fz.add_argument("--reduce", metavar="FILE", help="instead: reduce a source file of your own that crashes one of "
-                    "--builds, line by line, to the smallest that crashes it the same way (FILE.reduced.cu beside it)")
+    fz.add_argument("--reduce", metavar="FILE", help="instead: reduce a source file of your own, line by line, to the "
+                    "smallest that one of --builds crashes on the same way, or whose program (exit 0: right) some "
+                    "builds get right and others wrong (FILE.reduced.cu and, for wrong code, FILE.reduced.md beside it)")
     fz.add_argument("--releases", type=options.checked(_release_range), metavar="LOW..HIGH", help="instead: where "
                     "each finding of the campaign appears and disappears over every nvcc release in the range "
                     "(installed like toolchain add)")

@@ -1,0 +1,192 @@
+"""A wrong program of one's own (``suitegen fuzz --reduce FILE``): what each build makes of it, and its reduction.
+
+A program that checks its own results exits 0 when they are right (a reproducer of ``suitegen fuzz`` does, and prints
+``OK`` or ``WRONG n``). Each build of ``--builds`` builds the file into a program, which runs: the builds whose
+programs exit 0 are the good ones, the others the bad. The file is then cut line by line (``textual.shrink``) to the
+smallest text that still tells the first bad build from the first good one (``Tells``): the bad build's program prints
+something else than the good one's, the same way (a fault stays a fault, a wrong value a wrong value). No candidate
+may be undefined behaviour a line pass could make: the good build may warn of nothing the original's did not (a
+variable used before it is set, a non-void function that flows off its end) nor fault, and no function that the
+emitter writes loses its ``return``. After the cut the reproducer's own table of expected values (a ``suitegen
+fuzz`` reproducer's ``sg_expect``) is set to the good build's values, so that it prints ``OK`` there again.
+
+What is reported is checked: the reduced file is built and run again under both builds, twice, and compute-sanitizer
+(memcheck, where the toolkit has it) runs the original's and the reduced program's good and bad builds. A good
+build whose program is not memcheck-clean puts the program at fault, not the compiler: nothing is claimed.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from suitegen import procs
+from suitegen.campaigns import triage
+from suitegen.compilers import diagnostics, modules
+from suitegen.synth import textual
+
+RUN_SECONDS = 60.0
+# What a program prints, or how it ends, when its GPU work faulted (the CUDA runtime's words) rather than computed.
+FAULT = re.compile(r"CUDA error|cudaError|illegal (memory access|instruction|address)|misaligned address|"
+                   r"unspecified launch failure|invalid program counter", re.I)
+# A reproducer's own table of expected values, and the check that prints the first four cells that differ from it.
+TABLE = re.compile(r"(static const unsigned long long sg_expect\[(\d+)\] = \{)([^}]*)(\};)")
+CHECK = "bad++ < 4)"
+CELL = re.compile(r"^cell (\d+): expected \d+, got (\d+)$", re.M)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What one build made of a program: whether it built, its warnings (``triage.log_line``'s words), and how its
+    program ended (``status``: its exit status; None where it did not build or was stopped) and what it printed."""
+
+    build: str
+    built: bool
+    warnings: frozenset[str] = frozenset()
+    status: int | None = None
+    output: str = ""
+    exe: Path | None = None
+
+    @property
+    def right(self) -> bool:
+        """Whether its program says it is right: it exits 0."""
+        return self.status == 0
+
+    @property
+    def faulted(self) -> bool:
+        """Whether its program did not run to its end: a signal, the time limit, or a fault of its GPU work."""
+        return self.built and (self.status is None or self.status < 0 or bool(FAULT.search(self.output)))
+
+    def said(self) -> str:
+        """What it did, in a line."""
+        if not self.built:
+            return "did not build: " + triage.log_line(self.output, re.compile(r"error", re.I))
+        if self.status is None:
+            return f"stopped after {RUN_SECONDS:.0f} s"
+        last = (self.output.strip().splitlines() or ["(nothing)"])[-1]
+        return f"exit {self.status}: {last[:160]}"
+
+
+def warnings(log: str) -> frozenset[str]:
+    """Return a build's warnings, numbers and paths left out."""
+    return frozenset(triage.log_line(line) for line in log.splitlines()
+                     if (d := diagnostics.diagnostic(line, None)) is not None and d.severity == "warning")
+
+
+def behave(toolchain, build, text: str, folder: Path) -> Ran:
+    """Build ``text`` into a program under ``build`` (with its warnings) and run it."""
+    exe, log = modules.build_program(toolchain, build, text, folder, warn=True)
+    if exe is None:
+        return Ran(build=build.name, built=False, warnings=warnings(log), output=log)
+    done = procs.run((str(exe),), timeout=RUN_SECONDS, cwd=folder, core=False)
+    return Ran(build=build.name, built=True, warnings=warnings(log), status=done.returncode,
+               output=done.output[-4000:], exe=exe)
+
+
+@dataclass
+class Tells:
+    """Whether a candidate text still tells the bad build from the good one the way the original does."""
+
+    campaign: object
+    good: object  # DeviceBuild
+    bad: object
+    first_good: Ran
+    first_bad: Ran
+    deadline: float
+
+    def one(self, text: str) -> bool:
+        c = self.campaign
+        if time.monotonic() > self.deadline or textual.missing_return(text):
+            return False
+        folder = Path(tempfile.mkdtemp(prefix="w", dir=c.scratch))
+        try:
+            good = behave(c.tc, self.good, text, folder / "good")
+            if not good.built or good.faulted or good.warnings - self.first_good.warnings:
+                return False
+            bad = behave(c.tc, self.bad, text, folder / "bad")
+            return bad.built and bad.faulted == self.first_bad.faulted and bad.output != good.output
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def __call__(self, batch: list[str]) -> list[bool]:
+        return list(self.campaign.pool.map(self.one, batch))
+
+
+def sanitized(toolchain, ran: Ran) -> str:
+    """Return what compute-sanitizer's memcheck says of a built program: "clean", its first error, or why it did not
+    run ("" where the toolkit has no compute-sanitizer)."""
+    tool = shutil.which("compute-sanitizer") or str(Path(toolchain.nvcc).parent / "compute-sanitizer")
+    if ran.exe is None or not Path(tool).is_file():
+        return ""
+    done = procs.run((tool, "--tool", "memcheck", "--error-exitcode", "99", str(ran.exe)), timeout=10 * RUN_SECONDS,
+                     cwd=ran.exe.parent, core=False)
+    if done.returncode != 99:
+        return "clean" if not done.timed_out else "did not finish"
+    line = next((l for l in done.output.splitlines() if "=========" in l and ("Invalid" in l or "rror" in l)), "")
+    return "errors: " + line.replace("=========", "").strip()[:200]
+
+
+def refreshed(campaign, good, text: str) -> str | None:
+    """Return a reproducer whose expected table holds the good build's values (where it is a ``suitegen fuzz``
+    reproducer whose table the cut left stale), or None where the text is not one or the good build says nothing."""
+    table = TABLE.search(text)
+    if table is None or CHECK not in text:
+        return None
+    every = text.replace(CHECK, "bad++ < n)")  # the check prints every cell that differs from the table
+    ran = behave(campaign.tc, good, every, Path(tempfile.mkdtemp(prefix="e", dir=campaign.scratch)))
+    if not ran.built or ran.faulted:
+        return None
+    cells = [v.strip().removesuffix("ull") for v in table[3].split(",")]
+    for index, value in CELL.findall(ran.output):
+        if int(index) < len(cells):
+            cells[int(index)] = value
+    return text[:table.start(3)] + ", ".join(f"{v}ull" for v in cells) + text[table.end(3):]
+
+
+def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> dict:
+    """Reduce a program that some builds of ``runs`` get right and others wrong; return the finding: the good and bad
+    builds, the reduced text, what each build did with it (twice), and compute-sanitizer's word on both."""
+    builds = {b.name: b for b in campaign.builds}
+    good = next(r for r in runs.values() if r.right)
+    bad = next(r for r in runs.values() if r.built and not r.right)
+    check = {f"original {r.build}": sanitized(campaign.tc, r) for r in (good, bad)}
+    if check[f"original {good.build}"] not in ("", "clean"):
+        return {"kind": triage.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
+                "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
+    tells = Tells(campaign, builds[good.build], builds[bad.build], good, bad, deadline)
+    small = textual.shrink(text, tells, width=campaign.opts.jobs)
+    small = refreshed(campaign, builds[good.build], small) or small
+    again = []
+    for k in range(2):  # the reduced file itself, built and run anew: twice
+        folder = Path(tempfile.mkdtemp(prefix=f"again{k}", dir=campaign.scratch))
+        again.append({name: behave(campaign.tc, builds[name], small, folder / name) for name in runs})
+    last = again[-1]
+    check.update({f"reduced {name}": sanitized(campaign.tc, last[name]) for name in (good.build, bad.build)})
+    still = all(a[bad.build].built and a[bad.build].output != a[good.build].output for a in again)
+    fault = check[f"reduced {good.build}"] not in ("", "clean")
+    return {"kind": triage.PROGRAM_FAULT if fault else "wrong-code", "good": good.build, "bad": bad.build,
+            "wrong": sorted(n for n, r in last.items() if r.built and not r.right),
+            "right": sorted(n for n, r in last.items() if r.right),
+            "reproducer": small, "reproduces": still, "sanitizer": check,
+            "said": {n: r.said() for n, r in last.items()},
+            "why": f"the {good.build} build's reduced program is not memcheck-clean" if fault else ""}
+
+
+def report(source: Path, before: str, found: dict, runs: dict[str, Ran], builds: dict) -> str:
+    """Return the finding as markdown a person can paste into a bug tracker."""
+    def command(name: str, file: str) -> str:
+        return f"nvcc {' '.join(builds[name].nvcc_flags())} {file} -o {file.removesuffix('.cu')}-{name}"
+    lines = [f"# {source.name}: wrong under {', '.join(found.get('wrong') or [found['bad']])}, right under "
+             f"{', '.join(found.get('right') or [found['good']])}", "",
+             f"Reduced from {before.count(chr(10))} to {found['reproducer'].count(chr(10))} lines "
+             f"(`{source.stem}.reduced.cu`). Built and run again twice: "
+             + ("the builds still differ both times." if found["reproduces"] else "**the builds no longer differ.**"),
+             "", "| build | the original | the reduced file |", "|---|---|---|"]
+    lines += [f"| {n} | {runs[n].said()} | {found['said'].get(n, '')} |" for n in runs]
+    lines += ["", "compute-sanitizer (memcheck): " + (", ".join(f"{k}: {v}" for k, v in found["sanitizer"].items()
+                                                                 if v) or "not in this toolkit"), "", "```sh"]
+    lines += [command(n, f"{source.stem}.reduced.cu") for n in (found["bad"], found["good"])]
+    return "\n".join(lines + ["```", "", "```cuda", found["reproducer"].rstrip(), "```", ""])
