@@ -76,6 +76,17 @@ def test_internal_error_is_a_crash():
     assert classify(["nvcc"], 1, text, 1).outcome is Outcome.CRASHED
 
 
+def test_invalid_ir_from_the_front_end_is_a_crash():
+    # nvcc 13.0 on void *q = __builtin_assume_aligned(int_ptr, 16) in device code: cicc's verifier and IR reader
+    text = ('#$ "$CICC_PATH/cicc" --c++17 x.ii\nStored value type does not match pointer operand type!\n'
+            '  store i32* %tmp, i8** %q, align 8, !dbg !8\n'
+            " i8*<unnamed>: parse Explicit load/store type does not match pointee type of pointer operand "
+            "(Producer: 'LLVM7.0.1' Reader: 'LLVM 7.0.1')\n# --error 0x1 --\n")
+    res = classify(["nvcc"], 1, text, 1)
+    assert res.outcome is Outcome.CRASHED and res.phase is Phase.CICC
+    assert "does not match pointee type" in res.diagnostics[0].message
+
+
 def test_nvcc_killed_by_signal():
     assert classify(["nvcc"], -11, "", 1).outcome is Outcome.CRASHED
 

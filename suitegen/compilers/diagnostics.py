@@ -38,6 +38,10 @@ INTERNAL_ERROR = re.compile(r"^[^\s(][^()]*\(\d+\): internal error")
 CRASH_MARKERS = ("internal error", "internal compiler error", "segmentation fault", "core dumped",
                  "assertion failed", "stack dump", "illegal instruction", "died due to signal")
 BROKEN_IR = "broken module found"  # NVVM's IR verifier failed: the compiler made invalid IR (a crash)
+# NVVM's IR reader refusing the module cicc's own front end made, after the verifier's message ("Stored value type
+# does not match pointer operand type!"): " i8*<unnamed>: parse <what> (Producer: 'LLVM7.0.1' Reader: 'LLVM 7.0.1')".
+# Invalid IR again, so a crash like BROKEN_IR; the line is its diagnostic (it has no source location).
+IR_READER = re.compile(r"^\s*\S*: parse (?P<msg>.+\(Producer: '[^']*' Reader: '[^']*'\))$")
 # NVRTC prints NVVM's own errors with no file ("error: Broken module found, compilation aborted!")
 # and some of its front end's warnings with neither ("Warning #20208-D: 'long double' is treated as 'double' ...")
 BARE = re.compile(r"^(?P<sev>[Ee]rror|[Ww]arning)(?: #(?P<num>\d+)(?:-D)?)?: (?P<msg>.*)$")
@@ -115,7 +119,7 @@ def parse(output: str) -> ParsedOutput:
         if diag is not None:
             diags.append(diag)
             crash |= INTERNAL_ERROR.match(line) is not None or BROKEN_IR in line.lower() or (
-                diag.file is None and _names_crash(line))  # a tool's own report
+                IR_READER.match(line) is not None) or (diag.file is None and _names_crash(line))  # a tool's own report
         elif _names_crash(line):
             # Only lines that are not the program's own diagnostics: "static assertion failed" is a verdict.
             crash = True
@@ -156,6 +160,9 @@ def diagnostic(line: str, phase: Phase, function: str = "") -> Diagnostic | None
     if m and phase is Phase.LINK:
         return Diagnostic(severity="error", message=f"in function {function}: {m['msg']}" if function else m["msg"],
                           phase=Phase.LINK)
+    m = IR_READER.match(line)
+    if m and phase in (Phase.CICC, Phase.NVRTC):
+        return Diagnostic(severity="error", message=m["msg"], phase=phase)
     m = BARE.match(line)
     if m and phase is Phase.NVRTC:
         return Diagnostic(severity=m["sev"].lower(), message=m["msg"], phase=Phase.NVRTC, number=m["num"])
