@@ -214,14 +214,15 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
     mine = tmp_path / "mine.cu"
     mine.write_text(self_checking(lines, [f"f{i}({i + 1})" for i in range(10)],  # f6(7): 1, but 7 with the fault
                                   [(i + 1) ^ 6 if i == 6 else i + 1 + i for i in range(10)]))
-    args = ("--nvcc", str(fake), "--builds", "default,cicc-O0", "--no-gpu", "-j", "2", "--reduce-budget", "120s")
+    args = ("--nvcc", str(fake), "--builds", "default,ptxas-O0,cicc-O0", "--no-gpu", "-j", "2", "--reduce-budget", "120s")
     done = fuzz_cli("--reduce", str(mine), *args, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "wrong under cicc-O0, right under default" in done.stdout, done.stdout
+    assert "wrong under cicc-O0, right under default, ptxas-O0" in done.stdout, done.stdout
     reduced = (tmp_path / "mine.reduced.cu").read_text()
     assert " ^ " in reduced and reduced.count("\n") < mine.read_text().count("\n") - 6, reduced
     report = (tmp_path / "mine.reduced.md").read_text()
-    assert "| cicc-O0 | exit 1: WRONG 1 |" in report and "-Xcicc -O0 mine.reduced.cu" in report, report
+    assert "| cicc-O0 | exit 1: WRONG 1 | exit 1: WRONG 1 |" in report and "-Xcicc -O0 mine.reduced.cu" in report, report
+    assert "where the ptxas-O0 build printed what the default build did" in report, report
     for fault, says in (("", "OK"), ("s/ \\^ / | /g", "WRONG")):  # the refreshed table: right where it is right
         src = tmp_path / f"check{len(fault)}.cpp"
         src.write_text(reduced)

@@ -2,13 +2,16 @@
 
 A program that checks its own results exits 0 when they are right (a reproducer of ``suitegen fuzz`` does, and prints
 ``OK`` or ``WRONG n``). Each build of ``--builds`` builds the file into a program, which runs: the builds whose
-programs exit 0 are the good ones, the others the bad. The file is then cut line by line (``textual.shrink``) to the
-smallest text that still tells the first bad build from the first good one (``Tells``): the bad build's program prints
-something else than the good one's, the same way (a fault stays a fault, a wrong value a wrong value). No candidate
-may be undefined behaviour a line pass could make: the good build may warn of nothing the original's did not (a
-variable used before it is set, a non-void function that flows off its end) nor fault, and no function that the
-emitter writes loses its ``return``. After the cut the reproducer's own table of expected values (a ``suitegen
-fuzz`` reproducer's ``sg_expect``) is set to the good build's values, so that it prints ``OK`` there again.
+programs exit 0 are the right ones, the others the wrong. The file is then cut line by line (``textual.shrink``) to the
+smallest text that still tells the first wrong build from the first right one (``Tells``): the wrong build's program
+prints something else than the right one's, the same way (a fault stays a fault, a wrong value a wrong value). A
+line pass can make a program undefined (a value read before it is set, a function that flows off its end, a race),
+and an undefined program tells builds apart for no fault of theirs, so no candidate is kept unless a second right
+build (a witness: the least optimised of them) prints what the first does, the first prints the same on a second
+run, neither faults, the first build warns of no undefined behaviour the original's did not (``UNDEFINED``), and no
+function that the emitter writes loses its ``return``. After the cut the reproducer's own table of expected values (a
+``suitegen fuzz`` reproducer's ``sg_expect``) is set to the right build's values, so that it prints ``OK`` there
+again.
 
 What is reported is checked: the reduced file is built and run again under both builds, twice, and compute-sanitizer
 (memcheck, where the toolkit has it) runs the original's and the reduced program's good and bad builds. A good
@@ -36,6 +39,11 @@ FAULT = re.compile(r"CUDA error|cudaError|illegal (memory access|instruction|add
 TABLE = re.compile(r"(static const unsigned long long sg_expect\[(\d+)\] = \{)([^}]*)(\};)")
 CHECK = "bad++ < 4)"
 CELL = re.compile(r"^cell (\d+): expected \d+, got (\d+)$", re.M)
+# A warning of nvcc's front end (or the host compiler's) that a candidate is undefined; others (a variable set but never
+# used, say) come and go as lines are cut.
+UNDEFINED = re.compile(r"used before its value is set|missing return statement|no return statement|uninitiali[sz]ed|"
+                       r"shift count is (too large|negative)|out of range|division by zero|undefined", re.I)
+WITNESSES = ("debug", "ptxas-O0", "cicc-O0", "maxrreg", "ptx-jit", "default")  # the least optimised first
 
 
 @dataclass(frozen=True)
@@ -88,10 +96,12 @@ def behave(toolchain, build, text: str, folder: Path) -> Ran:
 
 @dataclass
 class Tells:
-    """Whether a candidate text still tells the bad build from the good one the way the original does."""
+    """Whether a candidate text still tells the wrong build from the right one the way the original does, and is
+    defined as far as the right builds can tell (``witness``: a second right build, None where there is none)."""
 
     campaign: object
     good: object  # DeviceBuild
+    witness: object | None
     bad: object
     first_good: Ran
     first_bad: Ran
@@ -104,8 +114,13 @@ class Tells:
         folder = Path(tempfile.mkdtemp(prefix="w", dir=c.scratch))
         try:
             good = behave(c.tc, self.good, text, folder / "good")
-            if not good.built or good.faulted or good.warnings - self.first_good.warnings:
+            new = {w for w in good.warnings - self.first_good.warnings if UNDEFINED.search(w)}
+            if not good.built or good.faulted or new or rerun(good) != good.output:
                 return False
+            if self.witness is not None:
+                witness = behave(c.tc, self.witness, text, folder / "witness")
+                if witness.faulted or witness.output != good.output:
+                    return False
             bad = behave(c.tc, self.bad, text, folder / "bad")
             return bad.built and bad.faulted == self.first_bad.faulted and bad.output != good.output
         finally:
@@ -113,6 +128,14 @@ class Tells:
 
     def __call__(self, batch: list[str]) -> list[bool]:
         return list(self.campaign.pool.map(self.one, batch))
+
+
+def rerun(ran: Ran) -> str | None:
+    """Return what a built program prints when run again (None where it was not built or did not finish)."""
+    if ran.exe is None:
+        return None
+    done = procs.run((str(ran.exe),), timeout=RUN_SECONDS, cwd=ran.exe.parent, core=False)
+    return None if done.timed_out else done.output[-4000:]
 
 
 def sanitized(toolchain, ran: Ran) -> str:
@@ -156,7 +179,8 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     if check[f"original {good.build}"] not in ("", "clean"):
         return {"kind": triage.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
                 "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
-    tells = Tells(campaign, builds[good.build], builds[bad.build], good, bad, deadline)
+    witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
+    tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline)
     small = textual.shrink(text, tells, width=campaign.opts.jobs)
     small = refreshed(campaign, builds[good.build], small) or small
     again = []
@@ -165,10 +189,14 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
         again.append({name: behave(campaign.tc, builds[name], small, folder / name) for name in runs})
     last = again[-1]
     check.update({f"reduced {name}": sanitized(campaign.tc, last[name]) for name in (good.build, bad.build)})
-    still = all(a[bad.build].built and a[bad.build].output != a[good.build].output for a in again)
+    # What is claimed is what a person sees who runs it: every build right on the original is right on it, both times,
+    # and the wrong build is wrong both times.
+    still = all(a[n].right for a in again for n, r in runs.items() if r.right) and all(
+        a[bad.build].built and not a[bad.build].right for a in again)
     fault = check[f"reduced {good.build}"] not in ("", "clean")
     return {"kind": triage.PROGRAM_FAULT if fault else "wrong-code", "good": good.build, "bad": bad.build,
-            "wrong": sorted(n for n, r in last.items() if r.built and not r.right),
+            "witness": witness.name if witness else None,
+            "wrong": sorted(n for n, r in last.items() if not r.right),
             "right": sorted(n for n, r in last.items() if r.right),
             "reproducer": small, "reproduces": still, "sanitizer": check,
             "said": {n: r.said() for n, r in last.items()},
@@ -179,11 +207,14 @@ def report(source: Path, before: str, found: dict, runs: dict[str, Ran], builds:
     """Return the finding as markdown a person can paste into a bug tracker."""
     def command(name: str, file: str) -> str:
         return f"nvcc {' '.join(builds[name].nvcc_flags())} {file} -o {file.removesuffix('.cu')}-{name}"
-    lines = [f"# {source.name}: wrong under {', '.join(found.get('wrong') or [found['bad']])}, right under "
-             f"{', '.join(found.get('right') or [found['good']])}", "",
+    lines = [f"# {source.name}: wrong under {', '.join(found['wrong']) or 'no build'}, right under "
+             f"{', '.join(found['right']) or 'no build'}", "",
              f"Reduced from {before.count(chr(10))} to {found['reproducer'].count(chr(10))} lines "
              f"(`{source.stem}.reduced.cu`). Built and run again twice: "
-             + ("the builds still differ both times." if found["reproduces"] else "**the builds no longer differ.**"),
+             + ("every build right on the original is right on it both times, and the wrong one wrong."
+                if found["reproduces"] else "**it does not show what the original showed; nothing is claimed.**")
+             + (f" Each cut kept only where the {found['witness']} build printed what the {found['good']} build did."
+                if found["witness"] else ""),
              "", "| build | the original | the reduced file |", "|---|---|---|"]
     lines += [f"| {n} | {runs[n].said()} | {found['said'].get(n, '')} |" for n in runs]
     lines += ["", "compute-sanitizer (memcheck): " + (", ".join(f"{k}: {v}" for k, v in found["sanitizer"].items()
