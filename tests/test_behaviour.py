@@ -63,3 +63,12 @@ def test_what_the_driver_loads():
     assert loaded_code(["sm_80", "compute_80"], (8, 6)) == "SASS sm_80", "same major, later minor"
     assert loaded_code(["sm_90a", "compute_90a"], (10, 0)).startswith("nothing"), "arch-specific: 9.0 only"
     assert loaded_code(["sm_100", "compute_100"], h100).startswith("nothing")
+
+
+def test_a_specifier_named_in_a_comment_is_not_device_code():
+    """A host-only case whose comment names __device__ has its value checked on the host, not looked for on the GPU."""
+    from types import SimpleNamespace
+    from suitegen.judge.behaviour import has_device_code
+    host = "// the caller: a __device__ function, or (here) a host one\n/* __global__ too */\nint use(int *o) { *o = 42; }\n"
+    assert not has_device_code(SimpleNamespace(files={"main.cu": host}))
+    assert has_device_code(SimpleNamespace(files={"main.cu": host + "__device__ int d;\n"}))

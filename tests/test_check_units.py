@@ -56,7 +56,7 @@ def test_a_shared_module_judges_as_builds_alone_do_and_a_member_that_breaks_it_g
 def test_a_profiles_checks_table_reaches_each_check_but_one_a_run_deviation_covers(session):
     from dataclasses import replace as with_
 
-    from suitegen.judge.verdicts import prepare
+    from suitegen.judge.expectations import prepare
     from suitegen.qualification.facts import make_env
     tc = replace(session.toolchains[0], version=(13, 0, 88))  # the release nvcc 13.0's deviations are recorded for
     cfg = Config(toolchain=tc, std=Std.CXX17, arch="sm_90")

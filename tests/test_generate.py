@@ -6,7 +6,7 @@ import pytest
 from suitegen.cases.compose import composable, compose, corpus
 from suitegen.cases.corpus import read_corpus, write_corpus
 from suitegen.cases.render import CHECK_MARK, Renderer
-from suitegen.judge.verdicts import expectation_for
+from suitegen.judge.expectations import expectation_for
 from suitegen.model import Expect, Std
 from suitegen.oracle import loader as oracle
 from suitegen.oracle.conditions import Env

@@ -3,7 +3,8 @@ import pytest
 
 from suitegen import hooks
 from suitegen.qualification.facts import given, make_env
-from suitegen.judge.verdicts import Given, prepare, verdict
+from suitegen.judge.expectations import Given, prepare
+from suitegen.judge.verdicts import verdict
 from suitegen.model import (Case, CompileResult, Config, Deviation, Diagnostic, Expect, Expectation, Outcome, Phase,
                             Rule, Std, Toolchain, Variant, Verdict)
 from suitegen.oracle import conditions
@@ -284,7 +285,9 @@ def test_a_ptx_only_target_is_a_feature_conditions_can_name():
 
 # --- diagnose: a diagnostic the same program does not also get where it is valid --------------------------
 
-from suitegen.judge.verdicts import Twin, valid_dialects  # noqa: E402
+from suitegen.judge.expectations import valid_dialects
+
+from suitegen.judge.verdicts import Twin  # noqa: E402
 
 REMOVED = Expectation(expect=Expect.DIAGNOSE, phase="front-end", diagnostic="bool|increment")
 BOOL_DEPRECATED = diag("incrementing a bool value is deprecated", "warning", Phase.CUDAFE)

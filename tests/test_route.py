@@ -79,9 +79,12 @@ def test_an_item_goes_prepare_build_judge_record_and_no_stage_calls_back(session
         assert record.verdict.value in ("PASS", "UNSUPPORTED"), record.reason
         assert not upward(crossings), upward(crossings)
         prepare, build, judge, behaviour = firsts(
-            crossings, ("judge/verdicts.py", "prepare"), ("compilers/compile.py", "compile_case"),
+            crossings, ("judge/expectations.py", "prepare"), ("compilers/compile.py", "compile_case"),
             ("judge/verdicts.py", "verdict"), ("judge/behaviour.py", "with_behaviour"))
         assert prepare < build < judge < behaviour, crossings
+        # the judge's two steps are two modules, each entered in its own stretch of the route: no return to either
+        entered = [i for i, c in enumerate(crossings) if c[3] == "judge/expectations.py"]
+        assert max(entered) < build and min(i for i, c in enumerate(crossings) if c[3] == "judge/verdicts.py") > build
         judged = [c for c in crossings if c[0] == "judge"]
         assert all(c[2] in ("oracle", "base") for c in judged), judged
 
@@ -108,7 +111,7 @@ def entered_after_preparation(crossings) -> list[str]:
     """The calls into ``PREPARED``'s modules after the route's first build (its first call into the compilers'
     builds): preparation ends there, its twin's plan included."""
     first = min(i for i, c in enumerate(crossings) if c[3] in ("compilers/compile.py", "compilers/batch.py"))
-    assert any((c[3], c[4]) == ("judge/verdicts.py", "prepare") for c in crossings[:first]), "prepared before it builds"
+    assert any((c[3], c[4]) == ("judge/expectations.py", "prepare") for c in crossings[:first]), "prepared before it builds"
     return [f"{c[1]} calls {c[3]}.{c[4]}" for c in crossings[first:] if c[3] in PREPARED]
 
 

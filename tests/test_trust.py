@@ -15,7 +15,8 @@ from suitegen.qualification import record
 from suitegen.frontends.cli import main
 from suitegen.judge.deviations import shows_in_build
 from suitegen.qualification.facts import make_env
-from suitegen.judge.verdicts import Twin, dialect_twin, prepare, program_twin, verdict
+from suitegen.judge.expectations import dialect_twin, prepare, program_twin
+from suitegen.judge.verdicts import Twin, verdict
 from suitegen.model import (Case, Deviation, Diagnostic, Expect, Expectation, Observed, Outcome, Phase, Rule, Std,
                             Variant, Verdict, section_family)
 from suitegen.oracle import conditions, loader

@@ -82,9 +82,13 @@ def planned(case: Case, expectation: Expectation | Expected | None,
     return Check.NONE, "a program of several whole-program units: its modules are not loaded"
 
 
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
 def has_device_code(case: Case) -> bool:
-    """Whether any of a case's files declares device code (a kernel, device function or device variable)."""
-    return any(DEVICE_CODE.search(text) for text in case.files.values())
+    """Whether any of a case's files declares device code (a kernel, device function or device variable); a comment
+    that names a specifier declares nothing."""
+    return any(DEVICE_CODE.search(COMMENT.sub("", text)) for text in case.files.values())
 
 
 def value_run(case: Case, expectation: Expectation | None) -> str | None:

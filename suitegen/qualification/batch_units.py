@@ -15,7 +15,8 @@ from suitegen.compilers.compile import FRONT_END, MODULE, stopped_at_front_end
 from suitegen.execute.deferred import Deferred
 from suitegen.execute.programs import run_members
 from suitegen.judge.behaviour import AfterBuild
-from suitegen.judge.verdicts import Preparation, verdict
+from suitegen.judge.expectations import Preparation
+from suitegen.judge.verdicts import verdict
 from suitegen.model import (Batched, Case, CompileResult, Config, ExecResult, ExecStatus, Expect, Outcome, Phase, Record,
                             Verdict, digest)
 from suitegen.oracle import fields

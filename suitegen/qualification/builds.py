@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from suitegen.judge.behaviour import AfterBuild
-from suitegen.judge.verdicts import Preparation
+from suitegen.judge.expectations import Preparation
 from suitegen.model import CompileResult, Verdict
 
 # What a build must leave for what runs after it: its device module, or (not from the cache, which keeps

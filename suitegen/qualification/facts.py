@@ -20,7 +20,7 @@ from suitegen.cases.render import Renderer
 from suitegen.compilers import backends
 from suitegen.execute.images import GPU_CC, compute_capability, loaded_code
 from suitegen.judge.behaviour import with_behaviour
-from suitegen.judge.verdicts import NEGATIVE, Given, Preparation, dialect_twin, prepare, program_twin, valid_dialects
+from suitegen.judge.expectations import NEGATIVE, Given, Preparation, dialect_twin, prepare, program_twin, valid_dialects
 from suitegen.model import Case, Compiler, Config, ExecStatus, Record, Rule, Variant
 from suitegen.oracle.conditions import Env, Features, flag_features, unmet
 
@@ -63,7 +63,7 @@ def given(session, case: Case, config: Config, env: Env) -> Given:
 
 
 def prepared(session, case: Case, config: Config) -> Preparation:
-    """Return the judge's preparation of one item of a run (``verdicts.prepare``), with what it is given and the
+    """Return the judge's preparation of one item of a run (``expectations.prepare``), with what it is given and the
     recorded deviations that cover it (``Preparation.observed``, ``Preparation.seen``: the route reads them there)."""
     env = make_env(config, case, session.features.get(config.toolchain.fingerprint, frozenset()))
     prep = prepare(case, config, env, given(session, case, config, env), session.oracle.deviations)

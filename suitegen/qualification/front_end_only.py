@@ -7,7 +7,7 @@ from pathlib import Path
 
 from suitegen.compilers.compile import FRONT_END, front_end_build
 from suitegen.judge.behaviour import AfterBuild
-from suitegen.judge.verdicts import Preparation
+from suitegen.judge.expectations import Preparation
 from suitegen.model import Case, CompileResult, Config, Expect, PHASE_GROUPS, Verdict
 from suitegen.qualification.builds import ItemBuild
 

@@ -19,7 +19,8 @@ from suitegen.qualification import front_end_only, whole_build
 from suitegen.qualification.facts import behaviour, make_env, prepared, twin_plan
 from suitegen.judge.behaviour import AfterBuild
 from suitegen.judge.deviations import covering
-from suitegen.judge.verdicts import NEGATIVE, Preparation, Twin, expectation_for, verdict
+from suitegen.judge.expectations import NEGATIVE, Preparation, expectation_for
+from suitegen.judge.verdicts import Twin, verdict
 from suitegen.model import (Alone, Case, CompileResult, Config, Deviation, ExecResult, ExecStatus, Expect, Judgement, Mode,
                             PHASE_GROUPS, Phase, Record, Verdict)
 

@@ -83,7 +83,7 @@ class Session:
 
     def check(self, case: Case, prep):
         """Return a module-check case's check: its variant's hook on its params, the profile's ``checks`` over them,
-        except where a recorded deviation of its run covers the prepared item (``verdicts.Preparation.seen``): that
+        except where a recorded deviation of its run covers the prepared item (``expectations.Preparation.seen``): that
         keeps the rule's own params, so the run looks where the deviation was seen (a smaller sample may miss it)."""
         seen = any(d.run for d in prep.seen)
         return case.variant.check({**case.variant.params, **({} if seen else dict(self.checks))})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from suitegen.compilers.compile import compile_case
-from suitegen.judge.verdicts import Preparation
+from suitegen.judge.expectations import Preparation
 from suitegen.model import Case, CompileResult, Config
 from suitegen.qualification.builds import NEEDS_MODULE, NEEDS_PRODUCT, ItemBuild
 
