@@ -32,6 +32,7 @@ from suitegen.compilers import diagnostics, modules
 from suitegen.synth import textual
 
 RUN_SECONDS = 60.0
+OUTPUT = 1 << 20  # what is kept of a program's output: all of a reproducer's cells, each on a line of its own
 # What a program prints, or how it ends, when its GPU work faulted (the CUDA runtime's words) rather than computed.
 FAULT = re.compile(r"CUDA error|cudaError|illegal (memory access|instruction|address)|misaligned address|"
                    r"unspecified launch failure|invalid program counter", re.I)
@@ -91,7 +92,7 @@ def behave(toolchain, build, text: str, folder: Path) -> Ran:
         return Ran(build=build.name, built=False, warnings=warnings(log), output=log)
     done = procs.run((str(exe),), timeout=RUN_SECONDS, cwd=folder, core=False)
     return Ran(build=build.name, built=True, warnings=warnings(log), status=done.returncode,
-               output=done.output[-4000:], exe=exe)
+               output=done.output[-OUTPUT:], exe=exe)
 
 
 @dataclass
@@ -106,10 +107,13 @@ class Tells:
     first_good: Ran
     first_bad: Ran
     deadline: float
+    no_return: frozenset[str] = frozenset()  # the original's non-void functions without a return
 
     def one(self, text: str) -> bool:
         c = self.campaign
-        if time.monotonic() > self.deadline or textual.missing_return(text):
+        # a function that flows off its end is undefined where it is called: none may lose its return (one the original
+        # has without a return, never called, may stay)
+        if time.monotonic() > self.deadline or set(textual.missing_returns(text)) - self.no_return:
             return False
         folder = Path(tempfile.mkdtemp(prefix="w", dir=c.scratch))
         try:
@@ -135,7 +139,7 @@ def rerun(ran: Ran) -> str | None:
     if ran.exe is None:
         return None
     done = procs.run((str(ran.exe),), timeout=RUN_SECONDS, cwd=ran.exe.parent, core=False)
-    return None if done.timed_out else done.output[-4000:]
+    return None if done.timed_out else done.output[-OUTPUT:]
 
 
 def sanitized(toolchain, ran: Ran) -> str:
@@ -180,7 +184,8 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
         return {"kind": triage.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
                 "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
-    tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline)
+    tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline,
+                  frozenset(textual.missing_returns(text)))
     small = textual.shrink(text, tells, width=campaign.opts.jobs)
     small = refreshed(campaign, builds[good.build], small) or small
     again = []

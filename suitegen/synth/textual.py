@@ -21,7 +21,12 @@ FUNCTION = re.compile(r"^(?:SG_HD|__device__|__host__|__global__|__noinline__|__
 def missing_return(text: str) -> str | None:
     """Return the name of a non-void function of ``text`` whose body holds no ``return`` (a candidate that flows off
     the end of one is undefined behaviour, whatever the builds print), or None where every one keeps its return."""
-    lines = text.splitlines()
+    return next(iter(missing_returns(text)), None)
+
+
+def missing_returns(text: str) -> list[str]:
+    """Return the names of the non-void functions of ``text`` whose bodies hold no ``return``, in order."""
+    lines, out = text.splitlines(), []
     for i, line in enumerate(lines):
         m = FUNCTION.match(line)
         if m is None or m["type"].split()[-1] == "void":
@@ -33,8 +38,8 @@ def missing_return(text: str) -> str | None:
             if depth <= 0:
                 break
         if not re.search(r"\breturn\b", "\n".join(body)):
-            return m["name"]
-    return None
+            out.append(m["name"])
+    return out
 
 
 def ddmin(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
