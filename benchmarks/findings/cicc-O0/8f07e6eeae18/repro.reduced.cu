@@ -1,0 +1,76 @@
+struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };
+#define SG_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define SG_DEV(device, host) device
+#else
+#define SG_DEV(device, host) host
+#endif
+SG_HD unsigned long long sg_bits(long long x) { return (unsigned long long)x; }
+SG_HD int sg_min_i(int a, int b) { return SG_DEV(min(a, b), a < b ? a : b); }
+SG_HD int sg_max_i(int a, int b) { return SG_DEV(max(a, b), a > b ? a : b); }
+SG_HD unsigned sg_min_u(unsigned a, unsigned b) { return SG_DEV(min(a, b), a < b ? a : b); }
+SG_HD unsigned sg_max_u(unsigned a, unsigned b) { return SG_DEV(max(a, b), a > b ? a : b); }
+SG_HD long long sg_min_ll(long long a, long long b) { return SG_DEV(min(a, b), a < b ? a : b); }
+SG_HD unsigned long long sg_max_ull(unsigned long long a, unsigned long long b) { return SG_DEV(max(a, b), a > b ? a : b); }
+SG_HD unsigned sg_funnel_l(unsigned lo, unsigned hi, unsigned n) {
+  return SG_DEV(__funnelshift_l(lo, hi, n), (unsigned)(((((unsigned long long)hi << 32) | lo) << (n & 31u)) >> 32)); }
+SG_HD int sg_popc(unsigned v) { return SG_DEV(__popc(v), __builtin_popcount(v)); }
+SG_HD int sg_clz(unsigned v) { return SG_DEV(__clz((int)v), v ? __builtin_clz(v) : 32); }
+SG_HD unsigned sg_brev_h(unsigned v) { unsigned r = 0; for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i); return r; }
+SG_HD unsigned long long sg_brevll_h(unsigned long long v) {
+  unsigned long long r = 0; for (int i = 0; i < 64; ++i) r |= ((v >> i) & 1ull) << (63 - i); return r; }
+SG_HD unsigned sg_brev(unsigned v) { return SG_DEV(__brev(v), sg_brev_h(v)); }
+SG_HD unsigned long long sg_brevll(unsigned long long v) { return SG_DEV(__brevll(v), sg_brevll_h(v)); }
+namespace sg_p15736 {
+__device__ int t8[4] = {17, 3, (-1780019544), 16711935};
+__device__ unsigned short w10[32];
+__managed__ unsigned t17[4] = {19u, 3233593983u, 5u, 0u};
+__managed__ unsigned t22[8] = {6u, 255u, 1320655883u, 4294967295u, 4294967276u, 4294967276u, 15u, 4294967293u};
+template <typename T> __device__  T f4(T p3) {
+  return ((T)((p3 + sg_brev(((unsigned)(18446744073709518849ull))))));
+}
+template <typename T> __device__  T f20(T p18, T p19) {
+}
+__device__  unsigned f31(unsigned p28, bool p29, short p30) {
+  return (((unsigned)(19873512)) << (((unsigned)(t22[(unsigned)(((unsigned long long)(p29))) % 8u])) & 31u));
+}
+__device__ void body(const sg_env &e, unsigned long long *o) {
+  unsigned v1 = ((unsigned)(sg_brevll(((unsigned long long)(((double)(3u)))))));
+  v1 >>= (((unsigned)(((v1 ? e.bdim : 1808403200) * (e.tid >> v1)))) & 31u);
+  unsigned v2 = ((unsigned)((((unsigned long long)(e.tid)) << sg_min_u((v1 ^ ((unsigned short)3855)), v1))));
+  if (((bool)(((-1431655766) ? ((unsigned)(v1)) : (v1 != 4294901760u))))) {
+  } else {
+    v2 >>= (((unsigned)((~(v1)))) & 31u);
+    int v7 = ((int)(f4<bool>((((long long)(8)) && sg_popc(((unsigned)(((signed char)-8))))))));
+    if (((false > v7) != (t8[(unsigned)(((unsigned)(((signed char)-60)))) % 4u] >= t8[(unsigned)(sg_min_ll(((long long)(3)), ((long long)(((unsigned char)255))))) % 4u]))) {
+      unsigned long long v9 = ((unsigned long long)((-(((v7 != 9223372036854775807ll) + sg_min_i(((int)(e.gdim)), ((int)(((signed char)31)))))))));
+    }
+  }
+  v1 ^= (v1 * sg_max_ull(((unsigned long long)(e.gdim)), ((unsigned long long)(v1))));
+  w10[e.tid] = ((unsigned short)((sg_max_u(e.tid, v1) == (e.warp + v2))));
+  unsigned short v11 = ((unsigned short)(e.tid));
+  unsigned a12[4] = {e.bdim, ((unsigned)(1942946313)), ((unsigned)(sg_max_ull(((unsigned long long)(2147483648u)), ((unsigned long long)(v11))))), ((unsigned)(([](int p13, unsigned short p14) -> signed char {
+    long long a16[2] = {((long long)((((unsigned short)6928) | 6037302988169047807ull))), ((long long)(sg_funnel_l(t17[(unsigned)((p13 % (-2147483647))) % 4u], ((unsigned)(p14)), ((unsigned)(((signed char)3))))))};
+    return ((signed char)(sg_max_i(((int)(127ll)), 2147483647)));
+  })(((int)(((unsigned short)32768))), ((unsigned short)6108))))};
+  v2 -= e.tx;
+  if (((bool)(a12[(unsigned)(sg_clz(v1)) % 4u]))) {
+    unsigned v33 = ((unsigned)(((long long)((f31(e.tid, ((bool)((-15))), ((short)(true))) + ((float)(a12[(unsigned)(v11) % 4u])))))));
+  }
+  long long v34 = ((long long)(e.warp));
+  o[7] = sg_bits(v2);
+}
+}  // namespace sg_p15736
+extern "C" __global__ void sg_k_p15736(unsigned long long *sg_out) {
+  const unsigned sg_t = blockIdx.x * blockDim.x + threadIdx.x;
+  const sg_env e = {sg_t, threadIdx.x, blockIdx.x, blockDim.x, gridDim.x, threadIdx.x % 32u, warpSize};
+  unsigned long long *o = sg_out + (unsigned long long)sg_t * 8u;
+  sg_p15736::body(e, o);
+}
+#include <cstdio>
+static const unsigned long long sg_expect[256] = {0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967295ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967294ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967293ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967292ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967291ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967290ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967289ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967288ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967287ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967286ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967285ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967284ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967283ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967282ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967281ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967280ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967279ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967278ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967277ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967276ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967275ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967274ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967273ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967272ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967271ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967270ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967269ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967268ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967267ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967266ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 4294967265ull};
+int main() { const int n = 256; unsigned long long *d, h[256]; int bad = 0;
+  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_p15736<<<1, 32>>>(d); cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);
+  if (cudaError_t err = cudaGetLastError()) return printf("CUDA error: %s\n", cudaGetErrorString(err)), 2;
+  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) printf("cell %d: expected %llu, got %llu\n", i, sg_expect[i], h[i]);
+  printf(bad ? "WRONG %d\n" : "OK\n", bad); return bad != 0; }
