@@ -59,18 +59,23 @@ def test_a_stopped_campaign_resumes_where_it_stopped(tmp_path):
 @pytest.mark.slow
 @needs_gxx
 def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tmp_path):
-    """A host compiler that turns every ``^`` into ``|``: the campaign reports it, and the reducer shrinks
-    a program to 10 lines or fewer (one thread, one output) that the faulty compiler gets wrong and g++ gets right."""
+    """A host compiler that turns every ``^`` into ``|`` at -O2 only: the campaign reports it under host-O2 and no
+    other build (the reduced program judged again under every build too), and the reducer shrinks a program to 10
+    lines or fewer (one thread, one output) that the faulty compiler gets wrong and g++ gets right."""
     wrapper = tmp_path / "g++"
-    wrapper.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *.cpp) sed -i "s/ \\^ / | /g" "$a";; esac; done\n'
+    wrapper.write_text('#!/bin/sh\ncase " $* " in *" -O2 "*) for a in "$@"; do case "$a" in *.cpp) '
+                       'sed -i "s/ \\^ / | /g" "$a";; esac; done;; esac\n'
                        f'exec {shutil.which("g++")} "$@"\n')
+    builds = (*HOST_ONLY, "--host-builds", "host-O0,host-O2")
     wrapper.chmod(0o755)
     out = tmp_path / "c"
-    done = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(out), *HOST_ONLY,
+    done = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(out), *builds,
                     env=dict(os.environ, CXX=str(wrapper)))
     assert done.returncode == 1, done.stdout + done.stderr  # new findings
     found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "wrong-code"]
-    assert found and all(f["failing"] == ["host-O0"] and f["reduced_still_differs"] for f in found)
+    assert found and all(f["failing"] == ["host-O2"] and f["reduced_still_differs"] for f in found)
+    # the reduced program is judged again under every build: the fault shows under its one build, and no other
+    assert all(f["reduced"] == {"failing": ["host-O2"], "passing": ["host-O0"]} for f in found), [f["reduced"] for f in found]
     distinct = len({f["bucket"] for f in found})
     assert f"{distinct} distinct bugs (0 of them known)" in done.stdout, done.stdout
     best = min(found, key=lambda f: f["lines"])
@@ -80,11 +85,11 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     for cxx, verdict in ((shutil.which("g++"), "OK"), (str(wrapper), "WRONG")):
         src = tmp_path / f"r-{verdict}.cpp"
         shutil.copy(repro, src)
-        subprocess.run([cxx, "-std=c++17", "-w", str(src), "-o", str(src.with_suffix(""))], check=True)
+        subprocess.run([cxx, "-std=c++17", "-w", "-O2", str(src), "-o", str(src.with_suffix(""))], check=True)
         ran = subprocess.run([str(src.with_suffix(""))], capture_output=True, text=True)
         assert ran.stdout.split()[-2 if verdict == "WRONG" else -1] == verdict, ran.stdout
     # a second campaign that meets the same bug counts it in the database instead of reporting it anew
-    again = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(tmp_path / "c2"), *HOST_ONLY,
+    again = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(tmp_path / "c2"), *builds,
                      env=dict(os.environ, CXX=str(wrapper)))
     assert again.returncode == 0 and "(0 new)" in again.stdout
     bugs = int(re.search(r"(\d+) distinct bugs \((\d+) of them known\)", again.stdout).group(1))

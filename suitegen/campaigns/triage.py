@@ -228,6 +228,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
     again = tester([small])[0]  # the reduced form must still differ
+    rejudged = statuses_alone(campaign, small)  # the reduced form under every build: where it shows now
     observed = _observed(campaign, bad, small, exp)
     stage = blame(failing, passing)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
@@ -241,6 +242,8 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
             "reduced_still_differs": again, "observed": observed, "size": size[0],
+            "reduced": {"failing": sorted(b for b, st in rejudged.items() if _bad(st)),
+                        "passing": sorted(b for b, st in rejudged.items() if st == "ok")},
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": standalone_runs(campaign, text, bad, good), "reproducer": text, "shape": shape(small),

@@ -27,6 +27,8 @@ def _readme(f: dict) -> str:
             f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
             f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n"
             + "".join(f"  {o}\n" for o in f.get("observed", []))
+            + (f"the reduced program under every build: wrong under {', '.join(f['reduced']['failing']) or 'none'}; "
+               f"right under {', '.join(f['reduced']['passing']) or 'none'}\n" if f.get("reduced") else "")
             + "".join(f"the reproducer built alone under {b} prints: {r}\n" for b, r in f.get("standalone", {}).items())
             + "\n" + "\n".join(f.get("commands", [])) + "\n")
 
