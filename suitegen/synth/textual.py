@@ -4,7 +4,9 @@ The generator's reducer only makes programs it can still model; this pass leaves
 its test must need none: a compiler crash stays a crash whatever the program computes, and a wrong-code
 test compares two builds with a host build under UBSan (``triage.TextTester``). ``ddmin`` is Zeller's
 algorithm over lines; ``drop_blocks`` removes a braced block whole (a helper, a loop, a branch), which
-single lines cannot do without breaking the syntax; ``shrink`` alternates the two until neither helps.
+single lines cannot do without breaking the syntax; ``simplify`` puts ``0`` for a parenthesised expression
+(largest first), which lines cannot do at all: a generated statement is one line of nested expressions.
+``shrink`` alternates the three until none helps.
 The caller's ``interesting`` judges a batch of candidates at once (each one built on its own core), and
 the first interesting candidate of a round, in order, is kept.
 """
@@ -110,10 +112,59 @@ def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budge
     return text
 
 
+# What may precede the opening parenthesis of an expression that a constant can stand for: not a name, a closing
+# bracket or a template's ``>`` (a call's arguments, a declaration's parameters, ``if (...)``), nor ``/`` or ``%`` (a
+# divisor of 0 would be undefined behaviour).
+NOT_AN_OPERAND = re.compile(r"(?:[\w\])>]|[/%])\s*$")
+# The type of a cast: ``(unsigned long long)``, ``(T)``, ``(const sg::vec<int, 4> *)``.
+CAST = re.compile(r"^\s*(?:const\s+)?(?:[A-Za-z_]\w*(?:::|\s+))*[A-Za-z_]\w*(?:<[^()]*>)?\s*[*&]*\s*$")
+
+
+def expressions(text: str) -> list[tuple[int, int]]:
+    """Return the (first, last) offsets of ``text``'s parenthesised expressions that a constant may stand for,
+    largest first."""
+    stack, out = [], []
+    for k, ch in enumerate(text):
+        if ch == "(":
+            stack.append(k)
+        elif ch == ")" and stack:
+            i = stack.pop()
+            if not NOT_AN_OPERAND.search(text[max(0, i - 40):i]) and not CAST.match(text[i + 1:k]):
+                out.append((i, k))
+    return sorted(out, key=lambda ij: ij[0] - ij[1])
+
+
+def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
+    """Put ``0`` for parenthesised expressions (largest first) while ``interesting`` still accepts the text; an
+    expression refused once is not tried again where its text and what is around it are the same."""
+    tries, refused = 0, set()
+    while tries < budget:
+        kept = None
+        spans = [(i, j) for i, j in expressions(text)
+                 if (text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31]) not in refused]
+        for start in range(0, len(spans), width):
+            batch = spans[start:start + width][:max(0, budget - tries)]
+            if not batch:
+                break
+            tries += len(batch)
+            candidates = [text[:i] + "0" + text[j + 1:] for i, j in batch]
+            verdicts = interesting(candidates)
+            kept = next((c for c, ok in zip(candidates, verdicts) if ok), None)
+            refused.update((text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31])
+                           for (i, j), ok in zip(batch, verdicts) if not ok)
+            if kept is not None:
+                break
+        if kept is None:
+            return text
+        text = kept
+    return text
+
+
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8) -> str:
-    """Alternate ``ddmin`` and ``drop_blocks`` until neither makes the text smaller."""
+    """Alternate ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller."""
     while True:
         before = text
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
+        text = simplify(text, interesting, budget // 4, width)
         if len(text) >= len(before):
             return text
