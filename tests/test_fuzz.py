@@ -82,6 +82,9 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     assert best["lines"] <= 10, best["reproducer"]
     repro = out / "repro" / best["bucket"] / "repro.cpp"
     assert "^" in repro.read_text()
+    report = (out / "repro" / best["bucket"] / "report.md").read_text()  # what a compiler engineer is handed
+    assert report.startswith("# ") and "wrong result under host-O2, right under host-O0" in report, report
+    assert repro.read_text().rstrip() in report and "## Reproduce" in report, report
     for cxx, verdict in ((shutil.which("g++"), "OK"), (str(wrapper), "WRONG")):
         src = tmp_path / f"r-{verdict}.cpp"
         shutil.copy(repro, src)

@@ -16,6 +16,7 @@ def write(out: Path, state: dict, findings: list[dict]) -> Path:
             suffix = "cpp" if str(f.get("bad", "")).startswith("host-") else "cu"
             (folder / f"repro.{suffix}").write_text(f["reproducer"])
             (folder / "README.txt").write_text(_readme(f))
+            (folder / "report.md").write_text(_markdown(f, suffix))
     page = out / "index.html"
     page.write_text(_page(state, findings))
     return page
@@ -31,6 +32,29 @@ def _readme(f: dict) -> str:
                f"right under {', '.join(f['reduced']['passing']) or 'none'}\n" if f.get("reduced") else "")
             + "".join(f"the reproducer built alone under {b} prints: {r}\n" for b, r in f.get("standalone", {}).items())
             + "\n" + "\n".join(f.get("commands", [])) + "\n")
+
+
+def _markdown(f: dict, suffix: str) -> str:
+    """Return a finding as markdown to paste into a bug tracker: what goes wrong, where, how to see it, the source."""
+    if f["kind"] == "crash":
+        title = f"{f['stage']}: the compiler crashes on a {f['lines']}-line program (nvcc {f['toolchain']})"
+        what = [f"The build crashes: `{(f.get('log') or '').strip().splitlines()[-1] if f.get('log') else ''}`"]
+    else:
+        title = (f"{f['stage']}: wrong result under {', '.join(f['failing'])}, right under "
+                 f"{', '.join(f['passing']) or 'no build'} (nvcc {f['toolchain']})")
+        what = ["Expected and observed values (the first cells that differ):", "",
+                *(f"- {o}" for o in f.get("observed", []) or ["(not recorded)"])]
+    builds = [f"- wrong under: {', '.join(f['failing'])}; right under: {', '.join(f.get('passing') or []) or 'none'}"]
+    if f.get("reduced"):
+        builds.append(f"- the reduced program, judged again under every build: wrong under "
+                      f"{', '.join(f['reduced']['failing']) or 'none'}; right under "
+                      f"{', '.join(f['reduced']['passing']) or 'none'}")
+    builds += [f"- built alone under {b}, the reproducer prints: {r}" for b, r in f.get("standalone", {}).items()]
+    if f.get("releases"):
+        builds.append(f"- releases: {f['releases']}")
+    return "\n".join([f"# {title}", "", *what, "", "## Builds", "", *builds, "", "## Reproduce", "", "```sh",
+                      *f.get("commands", []), "```", "", f"## Source (`repro.{suffix}`, {f['lines']} lines)", "",
+                      "```cuda" if suffix == "cu" else "```cpp", f["reproducer"].rstrip(), "```", ""])
 
 
 def _page(state: dict, findings: list[dict]) -> str:
