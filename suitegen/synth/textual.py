@@ -52,19 +52,12 @@ def ddmin(text: str, interesting: Callable[[list[str]], list[bool]], budget: int
     while len(lines) >= 2 and tries < budget:
         size = max(1, len(lines) // n)
         chunks = [lines[i:i + size] for i in range(0, len(lines), size)]
-        complements = ["".join(x for j, c in enumerate(chunks) if j != k for x in c) for k in range(len(chunks))]
-        kept = None
-        for start in range(0, len(complements), width):
-            batch = [c for c in complements[start:start + width] if c][:max(0, budget - tries)]
-            if not batch:
-                break
-            tries += len(batch)
-            hit = next((c for c, ok in zip(batch, interesting(batch)) if ok), None)
-            if hit is not None:
-                kept = hit
-                break
-        if kept is not None:
-            lines, n = kept.splitlines(keepends=True), max(n - 1, 2)
+        complements = [c for c in ("".join(x for j, c in enumerate(chunks) if j != k for x in c)
+                                   for k in range(len(chunks))) if c]
+        hit, judged = _first(complements, interesting, width, budget - tries)
+        tries += len(judged)
+        if hit is not None:
+            lines, n = complements[hit].splitlines(keepends=True), max(n - 1, 2)
         elif n >= len(lines) or tries >= budget:
             break
         else:
@@ -97,18 +90,11 @@ def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budge
         candidates = ["".join(lines[:i] + lines[j + 1:]) for i, j in spans]
         candidates += ["".join(lines[:i] + lines[i + 1:j] + lines[j + 1:]) for i, j in spans
                        if lines[j].strip() == "}"]
-        kept = None
-        for start in range(0, len(candidates), width):
-            batch = candidates[start:start + width][:max(0, budget - tries)]
-            if not batch:
-                break
-            tries += len(batch)
-            kept = next((c for c, ok in zip(batch, interesting(batch)) if ok), None)
-            if kept is not None:
-                break
-        if kept is None:
+        hit, judged = _first(candidates, interesting, width, budget - tries)
+        tries += len(judged)
+        if hit is None:
             return text
-        text = kept
+        text = candidates[hit]
     return text
 
 
@@ -138,26 +124,31 @@ def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: 
     """Put ``0`` for parenthesised expressions (largest first) while ``interesting`` still accepts the text; an
     expression refused once is not tried again where its text and what is around it are the same."""
     tries, refused = 0, set()
+
+    def seen(i: int, j: int) -> tuple[str, str, str]:  # an expression, and what is around it
+        return text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31]
     while tries < budget:
-        kept = None
-        spans = [(i, j) for i, j in expressions(text)
-                 if (text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31]) not in refused]
-        for start in range(0, len(spans), width):
-            batch = spans[start:start + width][:max(0, budget - tries)]
-            if not batch:
-                break
-            tries += len(batch)
-            candidates = [text[:i] + "0" + text[j + 1:] for i, j in batch]
-            verdicts = interesting(candidates)
-            kept = next((c for c, ok in zip(candidates, verdicts) if ok), None)
-            refused.update((text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31])
-                           for (i, j), ok in zip(batch, verdicts) if not ok)
-            if kept is not None:
-                break
-        if kept is None:
+        spans = [(i, j) for i, j in expressions(text) if seen(i, j) not in refused]
+        candidates = [text[:i] + "0" + text[j + 1:] for i, j in spans]
+        hit, judged = _first(candidates, interesting, width, budget - tries)
+        tries += len(judged)
+        refused.update(seen(i, j) for (i, j), ok in zip(spans, judged) if not ok)
+        if hit is None:
             return text
-        text = kept
+        text = candidates[hit]
     return text
+
+
+def _first(candidates: list[str], interesting: Callable[[list[str]], list[bool]], width: int,
+           most: int) -> tuple[int | None, list[bool]]:
+    """Judge ``candidates`` in order, ``width`` at a time and ``most`` at the most, until one is accepted; return its
+    index (None: none was) and the verdicts of those judged."""
+    judged: list[bool] = []
+    for start in range(0, min(len(candidates), max(0, most)), width):
+        judged += interesting(candidates[start:min(start + width, most)])
+        if any(judged[start:]):
+            return start + judged[start:].index(True), judged
+    return None, judged
 
 
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8) -> str:
