@@ -106,24 +106,30 @@ NOT_AN_OPERAND = re.compile(r"(?:[\w\])>]|[/%])\s*$")
 CAST = re.compile(r"^\s*(?:const\s+)?(?:[A-Za-z_]\w*(?:::|\s+))*[A-Za-z_]\w*(?:<[^()]*>)?\s*[*&]*\s*$")
 
 
+SHORTEST = 7  # an expression shorter than ``(a + b)`` is not worth a build: putting 0 for it saves a few characters
+
+
 def expressions(text: str) -> list[tuple[int, int]]:
     """Return the (first, last) offsets of ``text``'s parenthesised expressions that a constant may stand for,
-    largest first."""
+    largest first, but for the shortest (``SHORTEST``)."""
     stack, out = [], []
     for k, ch in enumerate(text):
         if ch == "(":
             stack.append(k)
         elif ch == ")" and stack:
             i = stack.pop()
-            if not NOT_AN_OPERAND.search(text[max(0, i - 40):i]) and not CAST.match(text[i + 1:k]):
+            if (k - i + 1 >= SHORTEST and not NOT_AN_OPERAND.search(text[max(0, i - 40):i])
+                    and not CAST.match(text[i + 1:k])):
                 out.append((i, k))
     return sorted(out, key=lambda ij: ij[0] - ij[1])
 
 
-def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
+def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8,
+             refused: set | None = None) -> str:
     """Put ``0`` for parenthesised expressions (largest first) while ``interesting`` still accepts the text; an
-    expression refused once is not tried again where its text and what is around it are the same."""
-    tries, refused = 0, set()
+    expression refused once (here, or in an earlier call given the same ``refused``) is not tried again where its text
+    and what is around it are the same."""
+    tries, refused = 0, set() if refused is None else refused
 
     def seen(i: int, j: int) -> tuple[str, str, str]:  # an expression, and what is around it
         return text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31]
@@ -153,9 +159,10 @@ def _first(candidates: list[str], interesting: Callable[[list[str]], list[bool]]
 
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8) -> str:
     """Alternate ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller."""
+    refused: set = set()  # the expressions that could not be 0, kept from one round to the next
     while True:
         before = text
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
-        text = simplify(text, interesting, budget // 4, width)
+        text = simplify(text, interesting, budget // 4, width, refused)
         if len(text) >= len(before):
             return text
