@@ -28,7 +28,7 @@ from pathlib import Path
 
 from suitegen import procs
 from suitegen.campaigns import triage
-from suitegen.compilers import diagnostics, modules
+from suitegen.compilers import modules
 from suitegen.synth import textual
 
 RUN_SECONDS = 60.0
@@ -79,20 +79,19 @@ class Ran:
         return f"exit {self.status}: {last[:160]}"
 
 
-def warnings(log: str) -> frozenset[str]:
-    """Return a build's warnings, numbers and paths left out."""
-    return frozenset(triage.log_line(line) for line in log.splitlines()
-                     if (d := diagnostics.diagnostic(line, None)) is not None and d.severity == "warning")
-
-
 def behave(toolchain, build, text: str, folder: Path) -> Ran:
     """Build ``text`` into a program under ``build`` (with its warnings) and run it."""
     exe, log = modules.build_program(toolchain, build, text, folder, warn=True)
+    warnings = triage.diagnosed(log, ("warning",))
     if exe is None:
-        return Ran(build=build.name, built=False, warnings=warnings(log), output=log)
-    done = procs.run((str(exe),), timeout=RUN_SECONDS, cwd=folder, core=False)
-    return Ran(build=build.name, built=True, warnings=warnings(log), status=done.returncode,
+        return Ran(build=build.name, built=False, warnings=warnings, output=log)
+    done = _run(exe)
+    return Ran(build=build.name, built=True, warnings=warnings, status=done.returncode,
                output=done.output[-OUTPUT:], exe=exe)
+
+
+def _run(exe: Path) -> procs.Completed:
+    return procs.run((str(exe),), timeout=RUN_SECONDS, cwd=exe.parent, core=False)
 
 
 @dataclass
@@ -138,7 +137,7 @@ def rerun(ran: Ran) -> str | None:
     """Return what a built program prints when run again (None where it was not built or did not finish)."""
     if ran.exe is None:
         return None
-    done = procs.run((str(ran.exe),), timeout=RUN_SECONDS, cwd=ran.exe.parent, core=False)
+    done = _run(ran.exe)
     return None if done.timed_out else done.output[-OUTPUT:]
 
 

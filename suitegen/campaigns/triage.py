@@ -114,7 +114,12 @@ class Tester:
         expected = [reduce.expected(p) for p in progs]
         bad = self._statuses(self.bad, progs, expected)
         good = self._statuses(self.good, progs, expected) if self.good else ["ok"] * len(progs)
-        return [(b == "wrong" or b.startswith("run-")) and g == "ok" for b, g in zip(bad, good)]
+        return [differs(b, g) for b, g in zip(bad, good)]
+
+
+def differs(bad: str, good: str) -> bool:
+    """Whether a program still shows its bug: wrong (or faulting) under the bad build, right under the good one."""
+    return (bad == "wrong" or bad.startswith("run-")) and good == "ok"
 
 
 class TextTester:
@@ -227,8 +232,8 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
         small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
-    again = tester([small])[0]  # the reduced form must still differ
     rejudged = statuses_alone(campaign, small)  # the reduced form under every build: where it shows now
+    again = differs(rejudged[bad], rejudged[good] if good else "ok")  # it must still differ
     observed = _observed(campaign, bad, small, exp)
     stage = blame(failing, passing)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
@@ -323,13 +328,19 @@ def crash_signature(log: str) -> str:
     return log_line(log, CRASH_WORDS)
 
 
+def diagnosed(log: str, severities: tuple[str, ...], leave: re.Pattern | None = None) -> frozenset[str]:
+    """Return the diagnostics of these severities that a build's log holds (``log_line``'s words: numbers and paths left
+    out), but for the lines ``leave`` finds."""
+    return frozenset(log_line(line) for line in log.splitlines()
+                     if (d := diagnostics.diagnostic(line, None)) is not None and d.severity in severities
+                     and not (leave and leave.search(line)))
+
+
 def crash_errors(log: str) -> frozenset[str]:
-    """Return the errors a crashed build reported before its crash (``log_line``'s words: numbers and paths left out).
+    """Return the errors a crashed build reported before its crash (``diagnosed``).
     A line-by-line reduction keeps to candidates that add none: one that drops a declaration and keeps its use crashes
     the front end, if at all, in its error recovery, and a compiler team gets a program that is not C++."""
-    return frozenset(log_line(line) for line in log.splitlines()
-                     if (d := diagnostics.diagnostic(line, None)) is not None and d.severity in ("error", "fatal")
-                     and not CRASH_WORDS.search(line))
+    return diagnosed(log, ("error", "fatal"), CRASH_WORDS)
 
 
 def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = None) -> str:

@@ -28,10 +28,15 @@ def _readme(f: dict) -> str:
             f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
             f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n"
             + "".join(f"  {o}\n" for o in f.get("observed", []))
-            + (f"the reduced program under every build: wrong under {', '.join(f['reduced']['failing']) or 'none'}; "
-               f"right under {', '.join(f['reduced']['passing']) or 'none'}\n" if f.get("reduced") else "")
+            + (f"the reduced program under every build: {_rejudged(f)}\n" if f.get("reduced") else "")
             + "".join(f"the reproducer built alone under {b} prints: {r}\n" for b, r in f.get("standalone", {}).items())
             + "\n" + "\n".join(f.get("commands", [])) + "\n")
+
+
+def _rejudged(f: dict) -> str:
+    """Where a finding's reduced program is wrong and where right, judged again under every build."""
+    return (f"wrong under {', '.join(f['reduced']['failing']) or 'none'}; "
+            f"right under {', '.join(f['reduced']['passing']) or 'none'}")
 
 
 def _markdown(f: dict, suffix: str) -> str:
@@ -46,9 +51,7 @@ def _markdown(f: dict, suffix: str) -> str:
                 *(f"- {o}" for o in f.get("observed", []) or ["(not recorded)"])]
     builds = [f"- wrong under: {', '.join(f['failing'])}; right under: {', '.join(f.get('passing') or []) or 'none'}"]
     if f.get("reduced"):
-        builds.append(f"- the reduced program, judged again under every build: wrong under "
-                      f"{', '.join(f['reduced']['failing']) or 'none'}; right under "
-                      f"{', '.join(f['reduced']['passing']) or 'none'}")
+        builds.append(f"- the reduced program, judged again under every build: {_rejudged(f)}")
     builds += [f"- built alone under {b}, the reproducer prints: {r}" for b, r in f.get("standalone", {}).items()]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
