@@ -44,16 +44,31 @@ def missing_returns(text: str) -> list[str]:
     return out
 
 
+QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)+\'')  # a string or character literal
+
+
+def balanced(text: str) -> bool:
+    """Whether ``text``'s braces pair up (outside its string and character literals): a text whose do not cannot
+    build, and is not worth a build to learn it."""
+    depth = 0
+    for ch in QUOTED.sub("", text):
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def ddmin(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
     """Return the smallest text found, as lines of ``text``, that ``interesting`` still accepts
     (``budget``: candidates tried at most; ``width``: candidates judged per call)."""
     lines = text.splitlines(keepends=True)
     n, tries = 2, 0
+    whole = balanced if balanced(text) else (lambda _: True)  # a text whose braces pair up only loses them whole
     while len(lines) >= 2 and tries < budget:
         size = max(1, len(lines) // n)
         chunks = [lines[i:i + size] for i in range(0, len(lines), size)]
         complements = [c for c in ("".join(x for j, c in enumerate(chunks) if j != k for x in c)
-                                   for k in range(len(chunks))) if c]
+                                   for k in range(len(chunks))) if c and whole(c)]
         hit, judged = _first(complements, interesting, width, budget - tries)
         tries += len(judged)
         if hit is not None:
@@ -157,8 +172,24 @@ def _first(candidates: list[str], interesting: Callable[[list[str]], list[bool]]
     return None, judged
 
 
+def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list[str]], list[bool]]:
+    """Return ``interesting`` answering a text it has judged before from memory: the passes propose the same text
+    again (a chunk of ddmin that drop_blocks also removes, a round that starts where the last ended), a fifth of
+    all candidates in a textual reduction."""
+    known: dict[str, bool] = {}
+
+    def judge(batch: list[str]) -> list[bool]:
+        new = [t for t in dict.fromkeys(batch) if t not in known]
+        if new:
+            known.update(zip(new, interesting(new)))
+        return [known[t] for t in batch]
+    return judge
+
+
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8) -> str:
-    """Alternate ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller."""
+    """Alternate ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller; no text is judged
+    twice (``remembered``)."""
+    interesting = remembered(interesting)
     refused: set = set()  # the expressions that could not be 0, kept from one round to the next
     while True:
         before = text
