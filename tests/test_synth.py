@@ -239,3 +239,35 @@ def test_an_expression_is_put_as_0_where_the_test_allows_and_never_a_divisor_or_
     assert not {"(int a, int b)", "((v > 2))", "(a - 1)", "(unsigned)", "((a * 2))"} & set(spans), spans
     kept = textual.simplify(text, lambda batch: ["^ 7" in t for t in batch], width=2)
     assert "int v = (0 * (b ^ 7));" in kept and "if (0) v = v / (a - 1);" in kept, kept
+
+
+def test_shrink_drops_what_nothing_names_judges_no_text_twice_and_never_an_unpaired_brace():
+    """``textual.unused`` takes out the helpers, globals and macros nothing names (again once their last user went),
+    never ``main``; ``shrink`` judges each text once and ddmin proposes no text whose braces do not pair up."""
+    from suitegen.synth import textual
+    text = ('#define SG_HD __host__ __device__\n#define SG_UNUSED 1\n'
+            'SG_HD int sg_min(int a, int b) { return a < b ? a : b; }\n'
+            'SG_HD int sg_max(int a, int b) {\n  return a > b ? a : b; }\n'
+            'SG_HD int sg_twice(int a) { return sg_max(a, a) * 2; }\n'
+            'namespace sg_p1 {\n__device__ int t8[4] = {1, 2, 3, 4};\n__device__ int w9[4];\n'
+            'template <typename T> __device__ T f4(T p3) {\n  return p3 + 1;\n}\n'
+            '__device__ void body(int *o) { o[0] = sg_min(t8[1], 3) ^ 5; }\n}  // namespace sg_p1\n'
+            'extern "C" __global__ void k(int *o) { sg_p1::body(o); }\n'
+            'int main() { k<<<1, 1>>>(0); }\n')
+    kept = textual.unused(text)
+    assert kept == ('#define SG_HD __host__ __device__\nSG_HD int sg_min(int a, int b) { return a < b ? a : b; }\n'
+                    'namespace sg_p1 {\n__device__ int t8[4] = {1, 2, 3, 4};\n'
+                    '__device__ void body(int *o) { o[0] = sg_min(t8[1], 3) ^ 5; }\n}  // namespace sg_p1\n'
+                    'extern "C" __global__ void k(int *o) { sg_p1::body(o); }\nint main() { k<<<1, 1>>>(0); }\n'), kept
+    body = text.split('extern "C"')[0]  # the text a reducer edits, without the kernel that calls into it
+    assert textual.unused(body, around="sg_p1::body(o);") == kept.split('extern "C"')[0]
+    assert textual.unused(body) == "namespace sg_p1 {\n}  // namespace sg_p1\n", "nothing in it is named from outside"
+    judged = []
+
+    def interesting(batch):
+        judged.extend(batch)
+        return ["^ 5" in t and "int main" in t for t in batch]
+    small = textual.shrink(text, interesting, width=3)
+    assert "^ 5" in small and len(judged) == len(set(judged)), "no text judged twice"
+    assert all(textual.balanced(t) for t in judged), [t for t in judged if not textual.balanced(t)]
+    assert not textual.balanced("int f() {\n") and textual.balanced('puts("{");\n')

@@ -175,7 +175,8 @@ def reduce_text(tester: TextTester) -> dict:
     text = emit.reducible(program)
     if not tester([text])[0]:
         return {"why": tester.why}
-    small = textual.shrink(text, tester, budget=2000, width=max(2, tester.c.opts.jobs))
+    small = textual.shrink(text, tester, budget=2000, width=max(2, tester.c.opts.jobs),
+                           around=emit.alone(program, ""))
     expected, observed = tester.good_cells[small], tester.bad_cells[small]
     tester.deadline = float("inf")
     again = tester([small])[0]

@@ -160,6 +160,65 @@ def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: 
     return text
 
 
+# What a declaration at namespace level declares: a macro's name, or the last name before its parameters, bounds,
+# initialiser or body (``SG_HD unsigned sg_min_u(``, ``__device__ int t8[4] =``, ``struct sg_env {``).
+MACRO = re.compile(r"^\s*#\s*define\s+(\w+)")
+DECLARED = re.compile(r"(\w+)\s*(?:<[^<>()]*>\s*)?$")
+KEPT = {"main"}  # what a program needs whether or not its text names it again (and every __global__ function)
+
+
+def _declared(line: str) -> str | None:
+    """Return the name a namespace-level line declares (None: a directive, a closing brace, ...)."""
+    macro = MACRO.match(line)
+    if macro:
+        return macro[1]
+    if line.lstrip().startswith(("#", "}", "namespace", "extern \"C\" {", "using")) or "__global__" in line:
+        return None
+    head = re.sub(r"^\s*template\s*<[^<>]*(?:<[^<>]*>[^<>]*)*>\s*", "", line)
+    head = re.split(r"[(\[={;]", head, maxsplit=1)[0]
+    name = DECLARED.search(head)
+    return name[1] if name and name[1] not in KEPT else None
+
+
+def unused(text: str, around: str = "") -> str:
+    """Return ``text`` without its namespace-level definitions (helpers, globals, macros, types) that nothing else in
+    it or ``around`` it (the text a caller puts beside it, such as a kernel that calls it) names, until none is left:
+    a generated reproducer's prelude holds every helper, its program a few."""
+    while True:
+        lines, items, k = text.splitlines(keepends=True), [], 0
+        opened: list[bool] = []  # for each open block: whether it is a namespace's (what is in it is at its level)
+        while k < len(lines):
+            line, end = lines[k], k
+            if all(opened) and (name := _declared(line)):
+                inner = line.count("{") - line.count("}")
+                while inner > 0 and end + 1 < len(lines):
+                    end += 1
+                    inner += lines[end].count("{") - lines[end].count("}")
+                items.append((name, k, end))
+                k = end + 1
+                continue
+            for ch in QUOTED.sub("", line):
+                if ch == "{":
+                    opened.append(bool(re.match(r"\s*(namespace\b|extern \"C\"\s*\{)", line)))
+                elif ch == "}" and opened:
+                    opened.pop()
+            k += 1
+        drop = set()
+        for name, first, last in items:
+            rest = "".join(lines[:first] + lines[last + 1:]) + around
+            if not re.search(rf"\b{re.escape(name)}\b", rest):
+                drop.update(range(first, last + 1))
+        if not drop:
+            return text
+        text = "".join(l for i, l in enumerate(lines) if i not in drop)
+
+
+def drop_unused(text: str, interesting: Callable[[list[str]], list[bool]], around: str = "") -> str:
+    """Remove every definition nothing names (``unused``) in one candidate, where ``interesting`` still accepts it."""
+    smaller = unused(text, around)
+    return smaller if smaller != text and interesting([smaller])[0] else text
+
+
 def _first(candidates: list[str], interesting: Callable[[list[str]], list[bool]], width: int,
            most: int) -> tuple[int | None, list[bool]]:
     """Judge ``candidates`` in order, ``width`` at a time and ``most`` at the most, until one is accepted; return its
@@ -186,13 +245,15 @@ def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list
     return judge
 
 
-def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8) -> str:
-    """Alternate ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller; no text is judged
-    twice (``remembered``)."""
+def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8,
+           around: str = "") -> str:
+    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller; no text is judged
+    twice (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
     interesting = remembered(interesting)
     refused: set = set()  # the expressions that could not be 0, kept from one round to the next
     while True:
         before = text
+        text = drop_unused(text, interesting, around)
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
         text = simplify(text, interesting, budget // 4, width, refused)
         if len(text) >= len(before):
