@@ -6,10 +6,8 @@ struct sg_env { unsigned tid, tx, bx, bdim, gdim, lane; int warp; };
 #define SG_DEV(device, host) host
 #endif
 SG_HD unsigned long long sg_bits(long long x) { return (unsigned long long)x; }
-SG_HD int sg_min_i(int a, int b) { return SG_DEV(min(a, b), a < b ? a : b); }
 SG_HD int sg_max_i(int a, int b) { return SG_DEV(max(a, b), a > b ? a : b); }
 SG_HD unsigned sg_min_u(unsigned a, unsigned b) { return SG_DEV(min(a, b), a < b ? a : b); }
-SG_HD unsigned sg_max_u(unsigned a, unsigned b) { return SG_DEV(max(a, b), a > b ? a : b); }
 SG_HD long long sg_min_ll(long long a, long long b) { return SG_DEV(min(a, b), a < b ? a : b); }
 SG_HD unsigned long long sg_max_ull(unsigned long long a, unsigned long long b) { return SG_DEV(max(a, b), a > b ? a : b); }
 SG_HD unsigned sg_funnel_l(unsigned lo, unsigned hi, unsigned n) {
@@ -23,8 +21,6 @@ SG_HD unsigned sg_brev(unsigned v) { return SG_DEV(__brev(v), sg_brev_h(v)); }
 SG_HD unsigned long long sg_brevll(unsigned long long v) { return SG_DEV(__brevll(v), sg_brevll_h(v)); }
 namespace sg_p15736 {
 __device__ int t8[4] = {17, 3, (-1780019544), 16711935};
-__device__ unsigned short w10[32];
-__managed__ unsigned t17[4] = {19u, 3233593983u, 5u, 0u};
 __managed__ unsigned t22[8] = {6u, 255u, 1320655883u, 4294967295u, 4294967276u, 4294967276u, 15u, 4294967293u};
 template <typename T> __device__  T f4(T p3) {
   return ((T)((p3 + sg_brev(((unsigned)(18446744073709518849ull))))));
@@ -43,14 +39,10 @@ __device__ void body(const sg_env &e, unsigned long long *o) {
     v2 >>= (((unsigned)((~(v1)))) & 31u);
     int v7 = ((int)(f4<bool>((((long long)(8)) && sg_popc(((unsigned)(((signed char)-8))))))));
     if (((false > v7) != (t8[(unsigned)(((unsigned)(((signed char)-60)))) % 4u] >= t8[(unsigned)(sg_min_ll(((long long)(3)), ((long long)(((unsigned char)255))))) % 4u]))) {
-      unsigned long long v9 = ((unsigned long long)((-(((v7 != 9223372036854775807ll) + sg_min_i(((int)(e.gdim)), ((int)(((signed char)31)))))))));
     }
   }
-  v1 ^= (v1 * sg_max_ull(((unsigned long long)(e.gdim)), ((unsigned long long)(v1))));
-  w10[e.tid] = ((unsigned short)((sg_max_u(e.tid, v1) == (e.warp + v2))));
   unsigned short v11 = ((unsigned short)(e.tid));
   unsigned a12[4] = {e.bdim, ((unsigned)(1942946313)), ((unsigned)(sg_max_ull(((unsigned long long)(2147483648u)), ((unsigned long long)(v11))))), ((unsigned)(([](int p13, unsigned short p14) -> signed char {
-    long long a16[2] = {((long long)((((unsigned short)6928) | 6037302988169047807ull))), ((long long)(sg_funnel_l(t17[(unsigned)((p13 % (-2147483647))) % 4u], ((unsigned)(p14)), ((unsigned)(((signed char)3))))))};
     return ((signed char)(sg_max_i(((int)(127ll)), 2147483647)));
   })(((int)(((unsigned short)32768))), ((unsigned short)6108))))};
   v2 -= e.tx;

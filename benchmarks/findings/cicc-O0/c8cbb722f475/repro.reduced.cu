@@ -11,8 +11,6 @@ SG_HD long long sg_min_ll(long long a, long long b) { return SG_DEV(min(a, b), a
 SG_HD int sg_abs_i(int a) { return SG_DEV(abs(a), a < 0 ? -a : a); }
 SG_HD unsigned sg_funnel_l(unsigned lo, unsigned hi, unsigned n) {
   return SG_DEV(__funnelshift_l(lo, hi, n), (unsigned)(((((unsigned long long)hi << 32) | lo) << (n & 31u)) >> 32)); }
-SG_HD unsigned sg_funnel_r(unsigned lo, unsigned hi, unsigned n) {
-  return SG_DEV(__funnelshift_r(lo, hi, n), (unsigned)((((unsigned long long)hi << 32) | lo) >> (n & 31u))); }
 namespace sg_p16051 {
 __device__ unsigned t3[8] = {969030727u, 19u, 3851017923u, 14u, 2905498720u, 4294967040u, 4294967281u, 0u};
 __device__ signed char t7[4] = {((signed char)-127), ((signed char)2), ((signed char)-36), ((signed char)63)};
@@ -23,10 +21,6 @@ __device__ __forceinline__ signed char f11(unsigned char p8, signed char p9, uns
   unsigned v14 = ((unsigned)(((unsigned char)(((((unsigned char)80) - t13[(unsigned)(((short)(p10))) % 4u]) & (((unsigned char)255) >> v12))))));
   return ((signed char)((v14 ? t7[(unsigned)((false ^ ((unsigned char)38))) % 4u] : p10)));
 }
-struct f28_S { unsigned char p26; signed char p27;
-  __host__ __device__  short f28() const {
-  }
-};
 __host__ __device__ __forceinline__ unsigned short f24(signed char p23) {
 }
 __device__ __forceinline__ short f5(signed char p4) {
@@ -37,6 +31,8 @@ __device__ __forceinline__ short f5(signed char p4) {
 }
 struct f36_S { short p34; unsigned char p35;
   __device__  signed char f36() const {
+    for (int i37 = 0; i37 < 3; ++i37) {
+    }
     return ((signed char)(((short)-32)));
   }
 };
@@ -47,15 +43,10 @@ __device__ void body(const sg_env &e, unsigned long long *o) {
   unsigned v41 = ((unsigned)(v40));
   unsigned v42 = ((unsigned)(((((unsigned short)(v40)) < (!(v40))) << (((unsigned)(((unsigned char)((((unsigned short)3855) + e.lane))))) & 31u))));
   constexpr int k43 = ((int)(((short)(((unsigned short)(((-174725190) - ((unsigned short)65532))))))));
-  switch ((((unsigned)(((e.bx ? e.lane : v42) || (((unsigned short)65535) - ((short)12743))))) & 7u)) {
-  case 4u: {
-  } break;
-  default: {
-  } break;
-  }
   if (((bool)(((unsigned char)(((short)19)))))) {
     unsigned short v44 = ((unsigned short)((((unsigned char)(((-2147483647) + v1))) + (~(sg_abs_i(((int)(e.lane))))))));
     unsigned char a45[8] = {((unsigned char)((v1 + k43))), ((unsigned char)(((short)(v44)))), ((unsigned char)(((signed char)(v42)))), ((unsigned char)(((unsigned)((-337902144))))), ((unsigned char)((~(t13[(unsigned)((v44 - v42)) % 4u])))), ((unsigned char)((v42 + v40))), ((unsigned char)(sg_min_i(((int)(t13[(unsigned)((v41 - ((unsigned short)65527))) % 4u])), ((int)(v41))))), ((unsigned char)((((unsigned)(v44)) << (((unsigned)(((short)32767))) & 31u))))};
+    int v46 = ((int)((((((signed char)0) + ((short)-23841)) + (a45[(unsigned)(((short)(v44))) % 8u] ^ v41)) - ((int)(((short)(((unsigned short)17))))))));
     switch ((((unsigned)((((short)7207) | (((unsigned char)8) + ((short)-1047))))) & 3u)) {
     case 3u: {
     } break;
@@ -63,7 +54,6 @@ __device__ void body(const sg_env &e, unsigned long long *o) {
     } break;
     }
   }
-  signed char v48 = ((signed char)(((unsigned char)((!((((signed char)8) / v1)))))));
   short v49 = ((short)((((unsigned)((((short)-32767) < true))) << (v1 > v40))));
   for (int i54 = 0; i54 < 4 && (long long)i54 < (long long)((e.tx & 3u)); ++i54) {
     if (((bool)(((int)((v49 >> v41)))))) {
@@ -86,6 +76,5 @@ extern "C" __global__ void sg_k_p16051(unsigned long long *sg_out) {
 static const unsigned long long sg_expect[320] = {0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull};
 int main() { const int n = 320; unsigned long long *d, h[320]; int bad = 0;
   cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_p16051<<<2, 32>>>(d); cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);
-  if (cudaError_t err = cudaGetLastError()) return printf("CUDA error: %s\n", cudaGetErrorString(err)), 2;
   for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) printf("cell %d: expected %llu, got %llu\n", i, sg_expect[i], h[i]);
   printf(bad ? "WRONG %d\n" : "OK\n", bad); return bad != 0; }
