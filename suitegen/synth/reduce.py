@@ -292,9 +292,12 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
            rounds: int = 1000, log: Callable[[str], None] = lambda _: None,
            deadline: float = float("inf")) -> ir.Program:
     """Return the smallest program found that ``still_bad`` accepts, starting from ``program``
-    (by ``deadline``, a ``time.monotonic()`` instant, the smallest so far)."""
+    (by ``deadline``, a ``time.monotonic()`` instant, the smallest so far). Candidates are judged ``width`` at a time,
+    at most ``batch``: twice as many as the last round tried up to its first accepted one, since a batch is built
+    whole and only its first accepted candidate is kept (early on most are accepted; at the end none is)."""
     import time
     current = _tidy(program)
+    width = batch
     for r in range(rounds):
         if time.monotonic() > deadline:
             log(f"round {r}: out of time at size {size(current.body)}")
@@ -313,17 +316,20 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
                 continue
             seen.add(key)
             pool.append(cand)
-            if len(pool) == batch:
+            if len(pool) == width:
                 verdicts = still_bad(pool)
                 tried += len(pool)
                 found = next((c for c, ok in zip(pool, verdicts) if ok), None)
                 pool = []
                 if found is not None:
                     break
+                width = min(batch, 2 * width)
         if found is None and pool:
             verdicts = still_bad(pool)
             tried += len(pool)
             found = next((c for c, ok in zip(pool, verdicts) if ok), None)
+        if found is not None:
+            width = max(2, min(batch, 2 * (tried - len(verdicts) + verdicts.index(True) + 1)))
         if found is None:
             log(f"round {r}: none of {tried} candidates still shows it; done at size {size(current.body)}")
             return current
