@@ -389,7 +389,7 @@ def test_a_batch_that_crashes_or_hangs_costs_its_members_nothing(fake_nvcc, mini
 @pytest.mark.nvcc
 def test_batched_verdicts_equal_single_ones(tmp_path):
     """The reference path and the batched path judge every (case, config) alike, on real nvcc."""
-    rules = ["device-memory-space/no-automatic-in-device-function", "deprecation/gcc-diagnostic-pragma-front-end",
+    rules = ["execution-space-specifiers/global-void-return", "deprecation/gcc-diagnostic-pragma-front-end",
              "deprecation/device-reference-diagnosed", "built-in-variables/types",
              "relocatable-device-code/one-external-definition"]  # accepted, rejected and warned-about cases
     runs = {}

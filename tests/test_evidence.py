@@ -257,5 +257,5 @@ def test_a_registry_of_another_shape_is_one_clear_error(text, capsys, monkeypatc
     monkeypatch.setenv("SUITEGEN_CACHE", str(tmp_path))
     registry.cache_dir().mkdir(parents=True)
     (registry.cache_dir() / "registry.json").write_text(text)
-    assert main(["run", "--nvcc", "nvcc-13.5.37", "--list"]) == 2
+    assert main(["run", "--nvcc", "nvcc-13.5.37", "--list", "--rules", "rtti"]) == 2
     assert "toolchain registry of another shape" in capsys.readouterr().err
