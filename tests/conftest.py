@@ -124,8 +124,13 @@ def fake_nvcc(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def _session_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("suitegen-cache")
+def _session_cache(tmp_path_factory, worker_id):
+    """One build cache for the whole test session, shared by its xdist workers as a farm's workers share one (a case
+    that several tests build, on whichever worker, is built once)."""
+    root = tmp_path_factory.getbasetemp()
+    folder = (root if worker_id == "master" else root.parent) / "suitegen-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def minimal_elf(e_type: int, machine: int = 62, sections: tuple[str, ...] = ()) -> bytes:
