@@ -239,11 +239,11 @@ def test_a_campaign_against_a_toolchain_that_refuses_every_build_ends_within_its
     args = ("--seed", "refused", "--nvcc", str(fake), "--no-gpu", "--builds", "default,ptxas-O0", "--per-file", "8",
             "-j", "2", "--no-reduce", "--out", str(out))
     start = time.monotonic()
-    done = fuzz_cli(*args, "--budget", "20s")
+    done = fuzz_cli(*args, "--budget", "12s")
     wall = time.monotonic() - start
     assert done.returncode == 1, done.stdout + done.stderr
     state = json.loads((out / "campaign.json").read_text())
-    assert state["tally"]["seconds"] <= 20 * 1.1 and wall < 20 * 1.1 + 10, (state["tally"], wall)
+    assert state["tally"]["seconds"] <= 12 * 1.1 and wall < 12 * 1.1 + 10, (state["tally"], wall)
     checked = [r["index"] for r in records(out)]
     assert checked and len(checked) == len(set(checked)) == state["tally"]["generated"]
     found = json.loads((out / "findings.json").read_text())

@@ -14,7 +14,7 @@ from suitegen.report import diff
 
 from conftest import REPO, a_record, needs_nvcc
 
-RULES = ("--rules", "device-memory-space/no-automatic-in-device-function", "--rules", "host-device-agreement",
+RULES = ("--rules", "execution-space-specifiers/global-void-return", "--rules", "host-device-agreement",
          "--rules", "rtti/typeid-host-only",
          "--rules", "static-variables/static-local-class-type")  # its rejections are built alone, up to cicc
 
