@@ -117,7 +117,7 @@ def test_cli_exit_1_on_fail_and_usage_errors(tmp_path):
 @pytest.mark.slow
 def test_interrupted_run_keeps_results_and_resumes(tmp_path):
     out = tmp_path / "run"
-    args = [sys.executable, "-m", "suitegen", "run", "--rules", "device-memory-space/no-parameter",
+    args = [sys.executable, "-m", "suitegen", "run", "--rules", "global-functions-and-templates/parameter-types",
             "--std", "c++17", "--arch", "sm_90", "--out", str(out), "-j", "1", "-q", "--batch", "off"]
     proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
@@ -129,7 +129,7 @@ def test_interrupted_run_keeps_results_and_resumes(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     kept = records(out)
-    n = variants("device-memory-space/no-parameter")
+    n = variants("global-functions-and-templates/parameter-types")
     assert 3 <= len(kept) < n
     assert json.loads((out / "summary.json").read_text())["interrupted"] is True
     assert "--resume" in err
