@@ -13,6 +13,7 @@ from suitegen.cases.render import Renderer
 from suitegen.compilers import batch, modules
 from suitegen.compilers.toolchain import probe
 from suitegen.campaigns import fuzz, triage
+from conftest import minimal_elf
 from test_nvrtc import nvrtc_lib  # noqa: F401 (the real NVRTC library, installed once)
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
@@ -277,7 +278,6 @@ def test_a_compiler_crash_is_isolated_and_reduced(tmp_path, fake_nvcc):
     the crashing program is alone, reduces it, and the reproducer still crashes the fake, in a few lines. (What it
     builds otherwise is a cubin of no code: a reduction of a crash asks only whether a candidate crashes, and the
     real nvcc's build of each that does not took most of this test's time.)"""
-    from conftest import minimal_elf
     real = shutil.which("nvcc")
     cubin = tmp_path / "empty.cubin"
     cubin.write_bytes(minimal_elf(1, machine=190))  # EM_CUDA

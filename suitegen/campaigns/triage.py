@@ -117,8 +117,9 @@ class Tester:
         good = ["ok"] * len(progs)
         wrong = [k for k, status in enumerate(bad) if differs(status, "ok")]  # the good build judges only these
         if self.good and wrong:
-            judged = self._statuses(self.good, [progs[k] for k in wrong], [expected[k] for k in wrong])
-            good = [judged[wrong.index(k)] if k in wrong else status for k, status in enumerate(good)]
+            for k, status in zip(wrong, self._statuses(self.good, [progs[k] for k in wrong],
+                                                       [expected[k] for k in wrong])):
+                good[k] = status
         return [differs(b, g) for b, g in zip(bad, good)]
 
 
@@ -181,7 +182,7 @@ def reduce_text(tester: TextTester) -> dict:
     if not tester([text])[0]:
         return {"why": tester.why}
     small = textual.shrink(text, tester, budget=2000, width=max(2, tester.c.opts.jobs),
-                           around=emit.alone(program, ""))
+                           around=emit.kernel(program, alone=True))
     expected, observed = tester.good_cells[small], tester.bad_cells[small]
     tester.deadline = float("inf")
     again = tester([small])[0]
@@ -335,8 +336,8 @@ def crash_signature(log: str) -> str:
 
 
 def diagnosed(log: str, severities: tuple[str, ...], leave: re.Pattern | None = None) -> frozenset[str]:
-    """Return the diagnostics of these severities that a build's log holds (``log_line``'s words: numbers and paths left
-    out), but for the lines ``leave`` finds."""
+    """Return the diagnostics of these severities that a build's log holds (``log_line``'s words: numbers and paths
+    left out), but for the lines ``leave`` finds."""
     return frozenset(log_line(line) for line in log.splitlines()
                      if (d := diagnostics.diagnostic(line, None)) is not None and d.severity in severities
                      and not (leave and leave.search(line)))

@@ -307,6 +307,17 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
         pool: list[ir.Program] = []
         seen = set()
         bound = _measure(current)
+
+        def judge(pool: list[ir.Program]) -> ir.Program | None:
+            """Return the pool's first candidate that still shows the bug (None: none does), counting the pool as
+            tried and setting the next width from where that candidate stood among this round's."""
+            nonlocal tried, width
+            verdicts = still_bad(pool)
+            tried += len(pool)
+            if True not in verdicts:
+                return None
+            width = max(2, min(batch, 2 * (tried - len(pool) + verdicts.index(True) + 1)))
+            return pool[verdicts.index(True)]
         for cand in candidates(current):
             cand = _tidy(cand)
             if _measure(cand) >= bound:
@@ -317,19 +328,12 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
             seen.add(key)
             pool.append(cand)
             if len(pool) == width:
-                verdicts = still_bad(pool)
-                tried += len(pool)
-                found = next((c for c, ok in zip(pool, verdicts) if ok), None)
-                pool = []
+                found, pool = judge(pool), []
                 if found is not None:
                     break
                 width = min(batch, 2 * width)
         if found is None and pool:
-            verdicts = still_bad(pool)
-            tried += len(pool)
-            found = next((c for c, ok in zip(pool, verdicts) if ok), None)
-        if found is not None:
-            width = max(2, min(batch, 2 * (tried - len(verdicts) + verdicts.index(True) + 1)))
+            found = judge(pool)
         if found is None:
             log(f"round {r}: none of {tried} candidates still shows it; done at size {size(current.body)}")
             return current

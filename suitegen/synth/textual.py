@@ -47,6 +47,12 @@ def missing_returns(text: str) -> list[str]:
 QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)+\'')  # a string or character literal
 
 
+def _depth(line: str) -> int:
+    """Return how many blocks a line opens less how many it closes (braces in literals left out)."""
+    code = QUOTED.sub("", line)
+    return code.count("{") - code.count("}")
+
+
 def balanced(text: str) -> bool:
     """Whether ``text``'s braces pair up (outside its string and character literals): a text whose do not cannot
     build, and is not worth a build to learn it."""
@@ -164,6 +170,7 @@ def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: 
 # initialiser or body (``SG_HD unsigned sg_min_u(``, ``__device__ int t8[4] =``, ``struct sg_env {``).
 MACRO = re.compile(r"^\s*#\s*define\s+(\w+)")
 DECLARED = re.compile(r"(\w+)\s*(?:<[^<>()]*>\s*)?$")
+OPENS_LEVEL = re.compile(r"\s*(namespace\b|extern \"C\"\s*\{)")  # a block whose contents are at namespace level
 KEPT = {"main"}  # what a program needs whether or not its text names it again (and every __global__ function)
 
 
@@ -190,16 +197,17 @@ def unused(text: str, around: str = "") -> str:
         while k < len(lines):
             line, end = lines[k], k
             if all(opened) and (name := _declared(line)):
-                inner = line.count("{") - line.count("}")
+                inner = _depth(line)
                 while inner > 0 and end + 1 < len(lines):
                     end += 1
-                    inner += lines[end].count("{") - lines[end].count("}")
+                    inner += _depth(lines[end])
                 items.append((name, k, end))
                 k = end + 1
                 continue
+            level = bool(OPENS_LEVEL.match(line))
             for ch in QUOTED.sub("", line):
                 if ch == "{":
-                    opened.append(bool(re.match(r"\s*(namespace\b|extern \"C\"\s*\{)", line)))
+                    opened.append(level)
                 elif ch == "}" and opened:
                     opened.pop()
             k += 1
@@ -247,8 +255,8 @@ def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list
 
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8,
            around: str = "") -> str:
-    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller; no text is judged
-    twice (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
+    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller; no
+    text is judged twice (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
     interesting = remembered(interesting)
     refused: set = set()  # the expressions that could not be 0, kept from one round to the next
     while True:
