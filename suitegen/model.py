@@ -365,10 +365,16 @@ class Toolchain:
 
 @dataclass(**FROZEN)
 class FlagSet:
-    """Extra nvcc flags, and the sections they apply to (empty: all)."""
+    """Extra nvcc flags, the sections they apply to, and the dialects and targets they are built under (each empty:
+    all)."""
 
     flags: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()
+    stds: tuple[str, ...] = ()
+    archs: tuple[str, ...] = ()
+
+    def takes(self, std: str, arch: str) -> bool:
+        return on_axes(self.stds, self.archs, std, arch)
 
 
 @dataclass(**FROZEN)

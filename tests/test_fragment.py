@@ -35,7 +35,10 @@ def test_a_fragment_s_macros_are_undefined_after_it():
 @pytest.mark.parametrize("text", ['extern "C" __device__ int f();', "int x;\nint f() { return ::x; }",
                                   "namespace std { struct S; }", "#pragma nv_diag_suppress 177", "#undef N",
                                   "  ::f();", "template <> struct std::tuple_size<P> : std::integral_constant<int, 2> {};",
-                                  "export module m;", "module;\nexport module m;", "import m;"])
+                                  "export module m;", "module;\nexport module m;", "import m;",
+                                  "void *operator new(std::size_t n) { return malloc(n); }",
+                                  "__device__ void operator delete[](void *p) noexcept {}",
+                                  "struct S {};\n void operator delete(void *p, S) noexcept {}"])
 def test_what_needs_global_scope(text):
     assert parse(text).global_scope and not parse(text).fits_namespace
 
@@ -43,7 +46,10 @@ def test_what_needs_global_scope(text):
 @pytest.mark.parametrize("text", ["__device__ A<int>::type f(int *p) { return A<int>::type(*p); }",
                                   "struct P : std::pair<int, int> {};", "int module = 1;\nmodule = 2;\nimport(3);",
                                   "void *p = ::operator new(4);", "int g() { return S::m + f()::x; }",
-                                  "#pragma unroll\nfor (int i = 0; i < 4; ++i) s += i;", "#pragma nounroll\nwhile (n--) {}"])
+                                  "#pragma unroll\nfor (int i = 0; i < 4; ++i) s += i;", "#pragma nounroll\nwhile (n--) {}",
+                                  "#pragma nv_abi preserve_n_data(16)\n__device__ int f(int);",
+                                  "struct S {\nstatic void *operator new(std::size_t n);\n};",
+                                  "int f() {\n  operator delete(p); // operator new\n}", '// void *operator new(size_t);'])
 def test_what_only_looks_global(text):
     assert not parse(text).global_scope
 

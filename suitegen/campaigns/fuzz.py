@@ -135,8 +135,8 @@ def check_state(path: Path, data) -> dict:
 
 def generate_file(seed: str, indexes: list[int], policy: str | None) -> tuple[list, list]:
     """Return a campaign's programs of these indexes and their expected buffers (a generator worker's task)."""
-    progs = [populate.generate(seed, i, policy) for i in indexes]
-    return progs, [reduce.expected(p) for p in progs]
+    drawn = [populate.generated(seed, i, policy) for i in indexes]
+    return [p for p, _ in drawn], [reduce.expected(p, ran) for p, ran in drawn]
 
 
 def _follow(parent: int) -> None:

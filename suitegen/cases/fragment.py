@@ -5,7 +5,9 @@ its own namespace. A fragment fits there only if its ``#include`` lines come fir
 the top of the shared file) and nothing in it needs global scope or changes the rest of the translation
 unit: ``namespace std``, a std template specialised by its qualified name (``struct std::tuple_size<P>``),
 a global qualifier (``::x``; not ``T::x``, ``f()::x`` or ``::operator new``), a module or import declaration,
-``extern "C"``, ``#pragma`` (but ``#pragma unroll`` and ``nounroll``, which govern the loop after them) or ``#undef``.
+``extern "C"``, an allocation or deallocation function declared outside every brace (a replacement, which may not
+be declared in a namespace), ``#pragma`` (but ``#pragma unroll`` and
+``nounroll``, which govern the loop after them, and ``#pragma nv_abi``, the function or call after it) or ``#undef``.
 The macros it defines are undefined after it.
 """
 from __future__ import annotations
@@ -26,13 +28,15 @@ GLOBAL_SCOPE = tuple((re.compile(gate), re.compile(form, re.M)) for gate, form i
     (r"std\s*::", r"\b(?:struct|class|union)\s+std\s*::"),
     (r"::", r"^\s*::(?!\s*operator\b)|(?<![\w:>)\]])::\s*(?!operator\b)\w"),
     (r"extern", r'extern\s+"C'),
-    (r"#", r"#\s*(?:pragma(?!\s+(?:no)?unroll\b)|undef)"),
+    (r"#", r"#\s*(?:pragma(?!\s+(?:(?:no)?unroll|nv_abi)\b)|undef)"),
     *((word, rf"^\s*(?:export\s+)?{word}\b(?!\s*[(=\[.])") for word in ("module", "import"))))
 DEFINE = re.compile(r"#[ \t]*define\s+(\w+)")  # where only blanks come before it on its line (``_defines``)
 MAIN = re.compile(r"main\s*\(")  # ``main(`` where no word character comes before it (``_mains``)
 PLAIN_MAIN = re.compile(r"^int\s+main\s*\(\s*(void)?\s*\)", re.M)
 ARCH = re.compile(r"__CUDA_ARCH__")
 INLINE_NAMESPACE = re.compile(r"inline\s+namespace")
+ALLOCATION = re.compile(r"(?<![\w:])operator\s+(?:new|delete)\b")  # not ``::operator new``
+COMMENTS_AND_LITERALS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
 
 
 @dataclass(**FROZEN)
@@ -94,7 +98,16 @@ def parse(text: str) -> Fragment:
 
 def needs_global_scope(text: str) -> bool:
     """Whether a text holds something that must stay at global scope (see the module's docstring)."""
-    return any(gate.search(text) and form.search(text) for gate, form in GLOBAL_SCOPE)
+    return any(gate.search(text) and form.search(text) for gate, form in GLOBAL_SCOPE) or _declares_allocation(text)
+
+
+def _declares_allocation(text: str) -> bool:
+    """Whether a text names an allocation or deallocation function outside every brace: a replacement (or a new
+    one), which may not be declared in a namespace."""
+    if "operator" not in text:
+        return False
+    code = COMMENTS_AND_LITERALS.sub(" ", text)
+    return any(code.count("{", 0, m.start()) == code.count("}", 0, m.start()) for m in ALLOCATION.finditer(code))
 
 
 def _defines(text: str) -> tuple[str, ...]:

@@ -30,12 +30,7 @@ def load_profiles(path: Path | str | None = None) -> dict[str, Profile]:
                 arch_number(a)
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"{where}: {exc}") from None
-        flagsets = tuple(FlagSet(flags=tuple(shlex.split(f.get("flags", ""))),
-                                 sections=tuple(f.get("sections", ()))) for f in raw.get("flagset", [{}]))
-        for fs in flagsets:
-            problem = fields.flag_problem(fs.flags)
-            if problem:
-                raise UsageError(f"{where}: field 'flags': {problem}")
+        flagsets = tuple(_flagset(f, f"{where}: flagset") for f in raw.get("flagset", [{}]))
         out[name] = Profile(name=name, stds=stds, archs=archs, flagsets=flagsets,
                             description=raw.get("description", ""), generated=_corpus(raw.get("generated"), where),
                             narrowed=tuple(_narrow(n, f"{where}: narrow") for n in raw.get("narrow", [])),
@@ -78,6 +73,18 @@ def _checks(raw, where: str) -> tuple[tuple[str, object], ...]:
             raise UsageError(f"{where}: {key} = {value!r}: expected one of {sorted(CHECK_PARAMS)}, "
                              "a whole number > 0")
     return tuple(sorted(raw.items()))
+
+
+def _flagset(raw, where: str) -> FlagSet:
+    """Return one ``[[profile.NAME.flagset]]`` table: flags, and the sections, dialects and targets they apply to."""
+    if not isinstance(raw, dict) or set(raw) - {"flags", "sections", "std", "arch"}:
+        raise UsageError(f"{where}: expected a table of flags, sections, std and arch")
+    flags = tuple(shlex.split(raw.get("flags", "")))
+    problem = fields.flag_problem(flags)
+    if problem:
+        raise UsageError(f"{where}: field 'flags': {problem}")
+    stds, archs = _axes(raw, where)
+    return FlagSet(flags=flags, sections=tuple(raw.get("sections", ())), stds=stds, archs=archs)
 
 
 def _narrow(raw, where: str) -> Narrowed:

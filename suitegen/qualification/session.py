@@ -356,6 +356,8 @@ def configs_for(toolchains: Sequence[Toolchain], prof, check: bool = True) -> li
     corpus = prof.generated
     out = []
     for t, s, a, fs in itertools.product(toolchains, std_levels, prof.archs, prof.flagsets):
+        if not fs.takes(s.value, a):
+            continue  # a flag set built under fewer dialects or targets
         takes = corpus is not None and corpus.takes(s.value, a)
         if fs.sections and set(fs.sections) <= {generated_corpus.SECTION} and not takes:
             continue  # a flag set of the corpus alone, outside its dialects and targets

@@ -97,13 +97,17 @@ class Drawn:
 
 def program(seed: str, index: int):
     """Return the model's program ``index`` of corpus ``seed`` (``ir.Program``): even ones valid in C++11."""
-    return populate.generate(seed, index, std=Std.CXX11 if index % 2 == 0 else None)
+    return _generated(seed, index)[0]
+
+
+def _generated(seed: str, index: int) -> tuple:
+    return populate.generated(seed, index, std=Std.CXX11 if index % 2 == 0 else None)
 
 
 def draw(seed: str, index: int) -> Drawn:
-    """Return program ``index`` of corpus ``seed`` (a pool task: about 0.1 s of the model's work)."""
-    made = program(seed, index)
-    expected = reduce.expected(made)
+    """Return program ``index`` of corpus ``seed`` (a pool task: about 0.06 s of the model's work)."""
+    made, ran = _generated(seed, index)
+    expected = reduce.expected(made, ran)
     kernel = Kernel(text=emit.namespace(made) + emit.kernel(made), helpers=tuple(sorted(emit.helpers([made]))),
                     launch=emit.launch(made), expected=tuple(expected))
     return Drawn(seed=seed, index=index, source=emit.as_case(emit.standalone(made, expected)),

@@ -594,13 +594,18 @@ def dialect(p: ir.Program) -> Std:
 def generate(seed: str, index: int, policy: str | None = None, std: Std | None = None) -> ir.Program:
     """Return program ``index`` of a campaign seeded ``seed``: the same arguments always give the same program.
     ``std``: draw it valid in that dialect (the same program but for what that dialect lacks)."""
+    return generated(seed, index, policy, std)[0]
+
+
+def generated(seed: str, index: int, policy: str | None = None, std: Std | None = None) -> tuple[ir.Program, tuple]:
+    """Return ``generate``'s program and what the model computed for it (``interp.run``'s answer, which drawing it
+    needed: ``reduce.expected`` takes it instead of running the model again)."""
     rng = random.Random(f"{seed}:{index}:policy")
     pol = POLICIES[policy] if policy else POLICIES[rng.choice(sorted(POLICIES))]
     for attempt in range(8):
         try:
             prog = Generator(f"{seed}:{index}" + (f":{attempt}" if attempt else ""), pol, std).program(index, name=f"p{index}")
-            interp.run(prog)
-            return prog
+            return prog, interp.run(prog)
         except (UB, ZeroDivisionError, OverflowError):
             continue  # the model found a path generation did not check: draw the program again
     raise RuntimeError(f"program {index} of seed {seed!r}: no well-defined program in 8 draws")

@@ -268,10 +268,11 @@ def _from_root(p: ir.Program, root) -> ir.Program:
     return replace(p, body=body, funcs=funcs)
 
 
-def expected(program: ir.Program) -> list[int] | None:
-    """Return a program's expected buffer cells, or None where the model finds it undefined or broken."""
+def expected(program: ir.Program, ran: tuple | None = None) -> list[int] | None:
+    """Return a program's expected buffer cells, or None where the model finds it undefined or broken (``ran``: what
+    the model computed for it already, ``populate.generated``'s answer)."""
     try:
-        outs, tail = interp.run(program)
+        outs, tail = ran or interp.run(program)
     except (UB, ZeroDivisionError, OverflowError, KeyError, TypeError, ValueError, IndexError, RecursionError):
         return None
     return [c for row in outs for c in row] + tail
