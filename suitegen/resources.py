@@ -42,6 +42,15 @@ def matrix_file() -> Path:
     return Path(str(importlib.resources.files("suitegen.engine") / "matrix.toml"))
 
 
+def data_cache_root() -> Path:
+    """Return the cache of what no toolchain changes (the generated corpus's programs, the math rules' references):
+    ``$SUITEGEN_CORPUS_CACHE``, else the user's (``~/.cache/suitegen/generated``, whatever ``$SUITEGEN_CACHE`` says:
+    a run with a build cache of its own still takes what it drew or computed before, which depends on its key
+    alone)."""
+    return Path(os.environ.get("SUITEGEN_CORPUS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen", "generated"))
+
+
 def scratch_root() -> str | None:
     """Return the folder that builds' scratch folders go in: ``/dev/shm`` where ``$TMPDIR`` is not set and it is
     writable, lets programs run and has ``SCRATCH_ROOM`` free (a build writes and deletes many small files: in

@@ -113,3 +113,33 @@ def test_a_math_check_writes_its_inputs_and_reads_the_devices_cells(tmp_path):
     open(req["out"], "wb").write(array("d", wrong).tobytes())
     bad = check.mismatches(req["out"])
     assert bad and bad[0].startswith("sqrtf(a0) at (") and "bound 0" in bad[0]
+
+
+def test_references_are_kept_and_served_only_where_their_entry_checks(tmp_path, monkeypatch):
+    """MPFR's references depend on the function and its inputs alone: computed once, then read back as they were
+    (NaNs, missing values and int cells too); an entry whose bytes changed is computed again, never served."""
+    monkeypatch.setenv("SUITEGEN_CORPUS_CACHE", str(tmp_path))
+    s = spec(ref="frexp", outs=["int"], samples=64)
+    args = m.inputs(s, m.SEED)
+    want = m.reference(s, args)
+    assert str(m.references(s, args)) == str(want)
+    [entry] = (tmp_path / "math").rglob("*.ref")
+    monkeypatch.setattr(m, "reference", lambda *_: "computed again")
+    assert str(m.references(s, args)) == str(want)  # from the entry
+    assert str(m.references(m.Spec.of({**s.__dict__, "ulp": 1}), args)) == str(want)  # a bound is not its key
+    data = bytearray(entry.read_bytes())
+    data[-5] ^= 1
+    entry.write_bytes(bytes(data))
+    assert m.references(s, args) == "computed again"
+
+
+def test_a_judgement_measures_only_the_rows_that_differ():
+    s = spec(samples=16)
+    args = m.inputs(s, m.SEED)
+    want = m.reference(s, args)
+    cells = [[math.nan if r[0] is None else r[0] for r in want]]
+    assert m.judge(s, args, cells, want).failed == 0
+    cells[0][3] = math.nan  # sin of the least normal float is not NaN
+    cells[0][0] = -0.0  # sin(+0) is +0: -0 is 0 ulp from it
+    found = m.judge(s, args, cells, want)
+    assert found.failed == 1 and found.worst == math.inf and found.checked == len(want)

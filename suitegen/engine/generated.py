@@ -2,7 +2,7 @@
 
 Drawing a program runs the model over every thread (about 0.07 s each on a GPU machine's core), so programs are
 drawn in a process pool, in the background while a run loads its oracle (``Drawing``), and kept in the corpus
-cache (``corpus_root``) under a key of the generator's code, the seed and the index. An entry is served only
+cache (``resources.data_cache_root``) under a key of the generator's code, the seed and the index. An entry is served only
 where its key matches and its source hashes to the digest it recorded; anything else is drawn again.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
+from suitegen import resources
 from suitegen.compilers.cache import read_keyed, write_keyed
 from suitegen.model import CORPUS_SEED, Case, UsageError, digest
 from suitegen.synth import corpus
@@ -29,16 +30,8 @@ def check_seed(seed: str, what: str = "--generated-seed") -> str:
     return seed
 
 
-def corpus_root() -> Path:
-    """Return the corpus cache's folder: ``$SUITEGEN_CORPUS_CACHE``, else the user's (``~/.cache/suitegen``, whatever
-    ``$SUITEGEN_CACHE`` says: a run with a build cache of its own still takes the programs it drew before, which
-    depend on their key alone)."""
-    return Path(os.environ.get("SUITEGEN_CORPUS_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "suitegen", "generated"))
-
-
 def _path(key: str) -> Path:
-    return corpus_root() / key[:2] / f"{key}.json"
+    return resources.data_cache_root() / key[:2] / f"{key}.json"
 
 
 def _cached(key: str) -> corpus.Drawn | None:
