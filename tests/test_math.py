@@ -143,3 +143,6 @@ def test_a_judgement_measures_only_the_rows_that_differ():
     cells[0][0] = -0.0  # sin(+0) is +0: -0 is 0 ulp from it
     found = m.judge(s, args, cells, want)
     assert found.failed == 1 and found.worst == math.inf and found.checked == len(want)
+    near = spec(samples=16, ulp=None, abs=1e-6)  # an absolute bound: a row that differs is measured, NaN too
+    cells[0][3], cells[0][5] = want[3][0] + 1e-3, math.nan
+    assert m.judge(near, args, cells, want).failed == 2 and m.judge(near, args, cells, want).worst_abs > 1e-4

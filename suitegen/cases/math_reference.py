@@ -613,12 +613,12 @@ def judge(spec: Spec, args: Sequence[Sequence], got: Sequence[Sequence], want: S
     worst = worst_abs = 0.0
     failures, checked, failed = [], 0, 0
     wheres = _wheres(spec, args, len(want))
-    same = _same_rows(got, want)
+    exact = _same_rows(got, want)
     for i, ref in enumerate(want):
         where = wheres[i]
         if not where:
             continue
-        if same[i]:  # most rows: no error to measure
+        if exact[i]:  # most rows: no error to measure
             checked += 1
             continue
         row_bad = []
@@ -639,7 +639,7 @@ def judge(spec: Spec, args: Sequence[Sequence], got: Sequence[Sequence], want: S
                                    f"{hexfloat(cell, spec.type)}: {err:g} ulp, bound {spec.ulp:g}")
             else:
                 same = (math.isnan(have) and math.isnan(cell)) or have == cell
-                err = 0.0 if same else abs(have - cell)
+                err = 0.0 if same else math.inf if math.isnan(have) or math.isnan(cell) else abs(have - cell)
                 worst_abs = max(worst_abs, err)
                 if err > spec.abs:
                     row_bad.append(f"{hexfloat(have, spec.type)} where {hexfloat(cell, spec.type)} is right: "

@@ -165,8 +165,21 @@ def _calls(node) -> set[str]:
     return {n.func for n in nodes(node) if isinstance(n, ir.Call)}
 
 
+_REACHED: dict[int, tuple[ir.Program, dict[str, int]]] = {}  # ``_depths`` of the programs being injected into
+
+
 def _depths(program: ir.Program) -> dict[str, int]:
-    """Return each generated function's call depth from ``body`` (body itself is 0), for those reached."""
+    """Return each generated function's call depth from ``body`` (body itself is 0), for those reached (the same
+    program is injected into once per violation and context: its depths are found once)."""
+    hit = _REACHED.get(id(program))
+    if hit is None or hit[0] is not program:
+        if len(_REACHED) > 16:
+            _REACHED.clear()
+        hit = _REACHED[id(program)] = (program, _reached(program))
+    return hit[1]
+
+
+def _reached(program: ir.Program) -> dict[str, int]:
     funcs = {f.name: f for f in program.funcs}
     depth, frontier, d = {"body": 0}, _calls(program.body), 0
     while frontier:
