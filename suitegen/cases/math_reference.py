@@ -701,7 +701,8 @@ def references(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
             return _decoded(zlib.decompress(body), n, kinds)
     except (OSError, ValueError, zlib.error):
         pass
-    out = reference(spec, args)
+    width = len(spec.cells)  # a row the function left short (no value at all) has None in each cell
+    out = [row + (None,) * (width - len(row)) for row in reference(spec, args)]
     try:
         body = zlib.compress(_encoded(out, kinds), 1)
     except (OverflowError, TypeError):  # an int beyond 64 bits: not kept
