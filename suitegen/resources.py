@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+import tempfile
 from pathlib import Path
 
 REPORTS = Path("reports")
@@ -64,3 +65,17 @@ def scratch_root() -> str | None:
         return None
     roomy = fs.f_bavail * fs.f_frsize >= SCRATCH_ROOM and not fs.f_flag & (os.ST_NOEXEC | os.ST_RDONLY)
     return str(SHARED_MEMORY) if roomy and os.access(SHARED_MEMORY, os.W_OK | os.X_OK) else None
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write a file atomically (temp file, then rename); an unwritable cache only costs time."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)

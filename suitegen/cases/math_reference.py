@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from suitegen import resources
-from suitegen.compilers.cache import write_file
 from suitegen.model import digest
 
 WORK_BITS = 160
@@ -708,7 +707,7 @@ def references(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
     except (OverflowError, TypeError):  # an int beyond 64 bits: not kept
         return out
     head = json.dumps({"key": key, "n": n, "sha256": hashlib.sha256(body).hexdigest()}).encode()
-    write_file(path, head + b"\n" + body)
+    resources.write_file(path, head + b"\n" + body)
     return out
 
 

@@ -24,12 +24,12 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from suitegen.compilers.artifacts import ELF_MAGIC, FATBIN_MAGIC
+from suitegen.resources import write_file
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import CompileResult, Compiler, Toolchain, UsageError, bad_field, digest, strings, whole
 
@@ -310,15 +310,3 @@ def write_keyed(path: Path, key, **fields) -> None:
     write_file(path, json.dumps({"key": key, **fields}).encode())
 
 
-def write_file(path: Path, data: bytes) -> None:
-    """Write a file atomically (temp file, then rename); an unwritable cache only costs time."""
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except OSError:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
