@@ -174,9 +174,9 @@ class TextTester:
 
 
 def reduce_text(tester: TextTester) -> dict:
-    """Shrink a wrong program's text by lines and blocks (``textual.shrink``); return the standalone reproducer,
-    whose expected cells are the good build's, whether a fresh rerun still differs, and ``why`` it does not
-    (only ``why`` when the unreduced text already shows nothing)."""
+    """Shrink a wrong program's text by lines and blocks (``textual.shrink``); return the text kept, the standalone
+    reproducer, whose expected cells are the good build's, whether a fresh rerun still differs, and ``why`` it does
+    not (only ``why`` when the unreduced text already shows nothing)."""
     program = tester.p
     text = emit.reducible(program)
     if not tester([text])[0]:
@@ -186,7 +186,7 @@ def reduce_text(tester: TextTester) -> dict:
     expected, observed = tester.good_cells[small], tester.bad_cells[small]
     tester.deadline = float("inf")
     again = tester([small])[0]
-    return {"reproducer": emit.standalone(program, expected, small), "reduced_still_differs": again,
+    return {"reproducer": emit.standalone(program, expected, small), "text": small, "reduced_still_differs": again,
             "why": "" if again else tester.why,
             "observed": [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, observed))
                          if w != g][:6]}

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+from suitegen import procs
 from suitegen.compilers import backends, batch, cache
 from suitegen.compilers.compile import compile_case
 from suitegen.qualification.facts import behaviour
@@ -88,8 +89,14 @@ def run_check_unit(session: Session, unit: Unit) -> Done:
             if own is None:  # a diagnostic its region does not settle: its own build says
                 left.append(case)
                 continue
-            execution = (session.fatbin.run(product, Renamed(check, f"{kernels[index]}_{index}"))
-                         if prep.after is AfterBuild.MODULE_CHECK else None)
+            try:
+                execution = (session.fatbin.run(product, Renamed(check, f"{kernels[index]}_{index}"))
+                             if prep.after is AfterBuild.MODULE_CHECK else None)
+            except procs.Stopped:
+                raise
+            except Exception:  # a harness error of this member's check: its own unit says so, for it alone
+                left.append(case)
+                continue
             judgement = verdict(prep, case, own, session.oracle.deviations, execution=execution,
                                 execution_skipped=session.execution_skipped)
             if judgement.verdict not in ((Verdict.PASS,) if execution else TRUSTED_FROM_BATCH):
