@@ -692,7 +692,8 @@ def references(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
     key = digest("math-reference", _code_version(), SEED, asdict(replace(spec, ulp=None, abs=None, exclude=None,
                                                                           yrange=None)), length=32)
     path = resources.data_cache_root() / "math" / key[:2] / f"{key}.ref"
-    n, kinds = len(args[0]) if args else 0, [CACHED.get(k, "f" if spec.type == "float" else "d") for k in spec.cells]
+    # a float cell in its precision's array code; an int cell in 64 bits (remquo's exact quotient outgrows an int)
+    n, kinds = len(args[0]) if args else 0, [ARRAYS[spec.type][0] if k == "x" else "q" for k in spec.cells]
     try:
         head, body = path.read_bytes().split(b"\n", 1)
         entry = json.loads(head)
@@ -704,14 +705,11 @@ def references(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
     out = [row + (None,) * (width - len(row)) for row in reference(spec, args)]
     try:
         body = zlib.compress(_encoded(out, kinds), 1)
-    except (OverflowError, TypeError):  # an int beyond 64 bits: not kept
+    except (OverflowError, TypeError):  # an int beyond 64 bits (lrint of a huge value): not kept
         return out
     head = json.dumps({"key": key, "n": n, "sha256": hashlib.sha256(body).hexdigest()}).encode()
     resources.write_file(path, head + b"\n" + body)
     return out
-
-
-CACHED = {k: "q" for k in INT_KINDS}  # an int cell's array code in the cache (a float cell's: its precision's)
 
 
 @functools.lru_cache(maxsize=1)

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from suitegen.compilers.artifacts import ELF_MAGIC, FATBIN_MAGIC
-from suitegen.resources import write_file
 from suitegen.compilers.toolchain import cache_root
 from suitegen.model import CompileResult, Compiler, Toolchain, UsageError, bad_field, digest, strings, whole
+from suitegen.resources import write_file
 
 
 class Store(enum.Enum):

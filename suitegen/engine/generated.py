@@ -1,9 +1,9 @@
 """The generated corpus of a run: ``count`` programs of a seed as cases, drawn in parallel and cached.
 
 Drawing a program runs the model over every thread (about 0.07 s each on a GPU machine's core), so programs are
-drawn in a process pool, in the background while a run loads its oracle (``Drawing``), and kept in the corpus
-cache (``resources.data_cache_root``) under a key of the generator's code, the seed and the index. An entry is served only
-where its key matches and its source hashes to the digest it recorded; anything else is drawn again.
+drawn in a process pool, in the background while a run loads its oracle (``Drawing``), and kept in the data cache
+(``resources.data_cache_root``) under a key of the generator's code, the seed and the index. An entry is served
+only where its key matches and its source hashes to the digest it recorded; anything else is drawn again.
 """
 from __future__ import annotations
 
