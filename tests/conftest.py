@@ -160,6 +160,14 @@ def fake_artifacts(tmp_path_factory) -> Path:
     return folder
 
 
+def plain_config(toolchains, options):
+    """The one config of a run's profile that adds no flags (the quick profile's math flag sets aside)."""
+    from suitegen.engine.options import resolve_profile
+    from suitegen.qualification.session import configs_for
+    (config,) = [c for c in configs_for(toolchains, resolve_profile(options)) if not c.flags]
+    return config
+
+
 def batch_of(session, cases, config):
     """Judge cases of one config as one batch, its leftovers built alone (as the pytest plugin does)."""
     from suitegen.qualification.item import Unit, run_all

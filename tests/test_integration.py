@@ -12,11 +12,11 @@ import pytest
 from suitegen.engine import matrix
 from suitegen.qualification import session as engine
 from suitegen.qualification.item import run_one
-from suitegen.engine.options import RunOptions, resolve_profile
+from suitegen.engine.options import RunOptions
 from suitegen.model import Verdict
 from suitegen.oracle import loader
 
-from conftest import REPO, needs_nvcc
+from conftest import REPO, needs_nvcc, plain_config
 
 pytestmark = [needs_nvcc, pytest.mark.nvcc]
 SMALL = "device-memory-space/no-automatic-in-device-function"
@@ -49,8 +49,7 @@ def session():
 
 def _one(session, case_id, std="c++17"):
     (case,) = [c for c in session.cases if c.id == case_id]
-    (cfg,) = engine.configs_for(session.toolchains, resolve_profile(RunOptions(std=(std,), arch=("sm_90",),
-                                                                               profile="quick")))
+    cfg = plain_config(session.toolchains, RunOptions(std=(std,), arch=("sm_90",), profile="quick"))
     return case, run_one(session, case, cfg)
 
 

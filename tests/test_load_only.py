@@ -15,14 +15,14 @@ from suitegen.compilers import cache
 from suitegen.compilers.compile import MODULE, compile_case
 from suitegen.qualification import session as engine
 from suitegen.qualification.item import run_one
-from suitegen.engine.options import RunOptions, resolve_profile
+from suitegen.engine.options import RunOptions
 from suitegen.execute.fatbin import FatbinRunner
 from suitegen.execute.gpus import GpuPool
 from suitegen.execute.images import module_targets
 from suitegen.judge.behaviour import tally
 from suitegen.model import Batched, ExecStatus, Verdict
 
-from conftest import batch_of, needs_nvcc
+from conftest import batch_of, needs_nvcc, plain_config
 
 pytestmark = [needs_nvcc, pytest.mark.nvcc]
 RULE = "device-memory-space/no-automatic-in-device-function"
@@ -53,9 +53,7 @@ def _with_gpu(base, tmp_path, answer="ok"):
 
 
 def _config(base):
-    (cfg,) = engine.configs_for(base.toolchains, resolve_profile(RunOptions(std=("c++17",), arch=("sm_80",),
-                                                                            profile="quick")))
-    return cfg
+    return plain_config(base.toolchains, RunOptions(std=("c++17",), arch=("sm_80",), profile="quick"))
 
 
 def _positives(base):

@@ -134,6 +134,34 @@ def test_references_are_kept_and_served_only_where_their_entry_checks(tmp_path, 
     assert m.references(s, args)[0] == ("again", None)
 
 
+def test_references_the_cache_lacks_are_computed_in_pieces_that_add_up(tmp_path, monkeypatch):
+    """A function's references are computed in pieces of PIECE inputs (across the pool, here in this process),
+    put together in order, kept, and then served from the cache."""
+    import concurrent.futures as cf
+    monkeypatch.setenv("SUITEGEN_CORPUS_CACHE", str(tmp_path))
+    pieces = []
+
+    def here(fn, *args):
+        pieces.extend([args[1:]] if fn is m._reference_here else [])
+        done = cf.Future()
+        done.set_result(fn(*args))
+        return done
+
+    monkeypatch.setattr(m, "_submit", here)
+    monkeypatch.setattr(m, "PIECE", 7)
+    s = spec(samples=40)
+    args = m.inputs(s, m.SEED)
+    n, whole = len(args[0]), m.reference(s, args)
+    right = [[row[0] for row in whole]]
+    assert m.judged(s, right).failures == [] and m.judged(s, right).checked > 0
+    assert pieces[0] == (0, 7) and pieces[-1][1] == n and len(pieces) == -(-n // 7)
+    assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:])), "the pieces cover every input once, in order"
+    assert str(m._cached(s, args)) == str(whole)
+    pieces.clear()
+    wrong = [[v * (1 + 2 ** -10) if math.isfinite(v) and v else v for v in right[0]]]
+    assert m.judged(s, wrong).failures and pieces == [], "judged from the cache: nothing computed again"
+
+
 def test_a_judgement_measures_only_the_rows_that_differ():
     s = spec(samples=16)
     args = m.inputs(s, m.SEED)

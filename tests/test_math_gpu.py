@@ -50,3 +50,20 @@ def test_a_planted_math_fault_fails(tmp_path, fault, rules, flags, edit):
         assert {r["rule"] for r in failed} == {"math-intrinsics/fadd_rn"}  # its default and -ftz variants
     else:
         assert {"math-functions/sinf", "math-functions/expf"} <= {r["rule"] for r in failed}
+
+
+def test_a_planted_fault_fails_the_math_rules_under_each_math_flag_set(tmp_path):
+    """A toolchain that loses accuracy in division, sqrtf, expf, x * y + z and __fadd_rn fails each math flag
+    set of the matrix through the variant whose bound holds there (and the plain config through the defaults)."""
+    (tmp_path / "w").mkdir()
+    worse = "* 1.001f"
+    edit = ";".join(f"s|{call}|({call}) {worse}|" for call in ("a0 / a1", "sqrtf(a0)", "expf(a0)", "a0 \\* a1 + a2",
+                                                                "__fadd_rn(a0, a1)"))
+    nvcc = real_nvcc_behind(tmp_path / "w", edit)
+    rules = ["math-functions/fdiv", "math-functions/sqrtf", "math-functions/expf", "math-functions/ffma-contract",
+             "math-intrinsics/fadd_rn"]
+    done, recs = run(tmp_path, "flags", rules[0], *[a for r in rules[1:] for a in ("--rules", r)], "--nvcc", str(nvcc))
+    assert done.returncode == 1, done.stdout[-3000:]
+    failed = {r["config_id"].removeprefix("c++17,sm_90").lstrip(",") for r in recs if r["verdict"] == "FAIL"}
+    assert failed == {"", "-use_fast_math", "-ftz=true", "-prec-div=false", "-prec-sqrt=false", "-fmad=false"}
+    assert not [r for r in recs if r["verdict"] not in ("FAIL", "UNSUPPORTED")], "every variant that runs fails"

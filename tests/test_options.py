@@ -36,7 +36,7 @@ def test_cli_and_plugin_take_the_same_options():
 
 def test_a_profile_keeps_its_flag_sets_when_std_is_given():
     prof = options.resolve_profile(options.RunOptions(profile="nightly", std=("c++17",)))
-    assert prof.stds == ("c++17",) and len(prof.flagsets) == 6
+    assert prof.stds == ("c++17",) and len(prof.flagsets) == 11
     assert ("--extended-lambda",) in [fs.flags for fs in prof.flagsets]
     replaced = options.resolve_profile(options.RunOptions(profile="nightly", flags=("-G",)))
     assert [fs.flags for fs in replaced.flagsets] == [("-G",)]

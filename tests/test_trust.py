@@ -24,7 +24,7 @@ from suitegen.oracle.statements import load_statements, negative_rules, orphans
 from suitegen.report import page
 from suitegen.report.summary import markdown, summarize, table
 
-from conftest import a_record, needs_nvcc
+from conftest import a_record, needs_nvcc, plain_config
 from test_judge import CFG, diag, result
 
 ORACLE = loader.load()
@@ -190,12 +190,12 @@ def test_a_recorded_phase_the_run_contradicts_is_named_when_recording(tmp_path):
 def test_the_two_front_end_deviations_name_the_stage_of_the_items_own_command(tmp_path):
     """cudafe++ stops ``nvcc -c`` on both; only a build up to the device front end (``nvcc -ptx``) sees cicc."""
     from suitegen.cases.render import Renderer
-    from suitegen.engine.options import RunOptions, resolve_profile
-    from suitegen.qualification.session import configs_for, open_session
+    from suitegen.engine.options import RunOptions
+    from suitegen.qualification.session import open_session
     session = open_session(RunOptions(rules=("cxx17-features/inheriting-constructors-respecified",),
                                       std=("c++17",), arch=("sm_90",), no_cache=True))
     try:
-        (config,) = configs_for(session.toolchains, resolve_profile(session.options))
+        config = plain_config(session.toolchains, session.options)
     finally:
         session.close()
     rule = RULES["cxx17-features/inheriting-constructors-respecified"]

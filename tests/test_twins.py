@@ -6,7 +6,7 @@ import pytest
 from suitegen import procs
 from suitegen.frontends.cli import main
 
-from conftest import needs_nvcc, write_demo_oracle
+from conftest import needs_nvcc, plain_config, write_demo_oracle
 
 RULE = '''
 [[rule]]
@@ -67,14 +67,14 @@ def test_a_batch_whose_twins_no_run_planned_builds_them_together(tmp_path, monke
     """The pytest plugin runs units without a run's twin batches: a batch of diagnose items builds their twins
     in one batch of its own, not one by one."""
     from suitegen.qualification.item import run_all, units
-    from suitegen.engine.options import RunOptions, resolve_profile
-    from suitegen.qualification.session import configs_for, open_session
+    from suitegen.engine.options import RunOptions
+    from suitegen.qualification.session import open_session
 
     orc, tpl = write_demo_oracle(tmp_path, 'section = "demo"\n' + "".join(RULE.format(n=n) for n in range(3)),
                                  {"spec.cu.j2": TEMPLATE})
     opts = RunOptions(oracle=str(orc), templates=str(tpl), std=("c++17",), arch=("sm_90",), no_cache=True)
     session = open_session(opts)
-    (config,) = configs_for(session.toolchains, resolve_profile(opts))
+    config = plain_config(session.toolchains, opts)
     (unit,) = [u for u in units([(c, config) for c in session.cases if c.variant.name == "neg"]) if len(u.cases) == 3]
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv(procs.TRACE, str(trace))

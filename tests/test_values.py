@@ -13,13 +13,13 @@ import pytest
 
 from suitegen.qualification import session as engine
 from suitegen.qualification.item import run_one
-from suitegen.engine.options import RunOptions, resolve_profile
+from suitegen.engine.options import RunOptions
 from suitegen.execute.fatbin import FatbinRunner, value_kernels
 from suitegen.execute.gpus import GpuPool
 from suitegen.model import Alone, Batched, ExecStatus, Verdict
 from suitegen.oracle.loader import OracleError, load
 
-from conftest import MULTIPLY_TO_ADD, batch_of, needs_nvcc, real_nvcc_behind, write_demo_oracle
+from conftest import MULTIPLY_TO_ADD, batch_of, needs_nvcc, plain_config, real_nvcc_behind, write_demo_oracle
 
 RULES = '''
 section = "demo"
@@ -101,8 +101,7 @@ def _session(tmp_path, orc, tpl, nvcc=(), answer="43"):
     log = tmp_path / "requests.log"
     gpus = GpuPool("0", ("NVIDIA H100 80GB HBM3, 9.0, 550.54.15",))
     runner = FatbinRunner(gpus, timeout=20, command=(sys.executable, str(worker), str(log), answer))
-    (cfg,) = engine.configs_for(base.toolchains, resolve_profile(RunOptions(std=("c++17",), arch=("sm_90",),
-                                                                            profile="quick")))
+    cfg = plain_config(base.toolchains, RunOptions(std=("c++17",), arch=("sm_90",), profile="quick"))
     return dataclasses.replace(base, gpus=gpus, fatbin=runner, execution_skipped=None), cfg, log
 
 

@@ -39,7 +39,8 @@ def manifest_entry(case: Case, folder: str, configs: Sequence[Config],
         "requires": [c.text for c in (case.rule.requires, v.requires) if c is not None],
         "flags": list(v.flags), "mode": v.mode.value, "check": v.check.name if v.check else None, "value": v.value,
         "configs": [{"std": c.std.value, "arch": c.arch, "flags": list(c.flags),
-                     **({"command": _plain(command_for(case, c))} if command_for else {})} for c in configs],
+                     **({"command": _plain(command_for(case, c))} if command_for else {})}
+                    for c in configs if c.applies(case)],
     }
 
 
@@ -72,12 +73,17 @@ def write_corpus(cases: Sequence[Case], out: Path | str, configs: Sequence[Confi
 def read_corpus_profile(manifest_path: Path | str):
     """Return the matrix a corpus was generated for, as a profile (None if it names no configs)."""
     entries = json.loads(Path(manifest_path).read_text())["cases"]
-    configs = entries[0]["configs"] if entries else []
+    configs = [c for e in entries for c in e["configs"]]
     if not configs:
         return None
     ordered = lambda key: tuple(dict.fromkeys(key(c) for c in configs))
+    # a flag set listed by some entries only applies to their sections (the math flag sets), else to every one
+    sections = {f: {e["section"] for e in entries if any(tuple(c["flags"]) == f for c in e["configs"])}
+                for f in ordered(lambda c: tuple(c["flags"]))}
+    every = {e["section"] for e in entries}
     return Profile(name="corpus", stds=ordered(lambda c: c["std"]), archs=ordered(lambda c: c["arch"]),
-                   flagsets=tuple(FlagSet(flags=tuple(f)) for f in ordered(lambda c: tuple(c["flags"]))))
+                   flagsets=tuple(FlagSet(flags=f, sections=() if secs == every else tuple(sorted(secs)))
+                                  for f, secs in sections.items()))
 
 
 def read_corpus(manifest_path: Path | str) -> list[Case]:

@@ -16,6 +16,7 @@ import json
 import math
 import random
 import struct
+import sys
 import threading
 import zlib
 from array import array
@@ -148,14 +149,26 @@ def _unique(vals: Sequence[float]) -> list[float]:
 def _sample_values(kind: str, n: int, rng: random.Random, span: tuple[float, float] | None) -> list[float]:
     """``n`` values of a precision: half any bit pattern (every magnitude and sign, NaNs included), a quarter
     uniform in the documented interval (or [-8, 8]), a quarter of magnitudes 2^-20..2^20 of either sign."""
-    width = BITS[kind]
-    a = [from_bits(rng.getrandbits(width), kind) for _ in range(n // 2)]
+    code, width = ARRAYS[kind][0], BITS[kind]
+    # one draw of n // 2 words: the same bits, in the same order, as a draw per value (whole arrays, not a value
+    # at a time through struct: 2^17 inputs in a tenth of the time)
+    a = array(code, rng.getrandbits(width * (n // 2)).to_bytes(width // 8 * (n // 2), "little")) if n >= 2 else []
+    if sys.byteorder != "little":
+        a.byteswap()
     lo, hi = span if span is not None else (-8.0, 8.0)
     big = LIMITS[kind][3]
     lo, hi = max(lo, -big), min(hi, big)
-    b = [to_type(lo + (hi - lo) * rng.random(), kind) for _ in range(n // 4)]
-    c = [to_type(rng.choice((-1.0, 1.0)) * 2.0 ** rng.uniform(-20, 20), kind) for _ in range(n - n // 2 - n // 4)]
-    return a + b + c
+    b = [lo + (hi - lo) * rng.random() for _ in range(n // 4)]
+    c = [_sign(rng) * 2.0 ** (-20 + 40 * rng.random()) for _ in range(n - n // 2 - n // 4)]
+    return [*a, *array(code, b + c)]  # rounded to the precision (within its range: no overflow)
+
+
+def _sign(rng: random.Random) -> float:
+    """``rng.choice((-1.0, 1.0))``, drawing the same bits (``random.Random._randbelow``), without its calls."""
+    r = rng.getrandbits(2)
+    while r >= 2:
+        r = rng.getrandbits(2)
+    return 1.0 if r else -1.0
 
 
 INT_SPANS = {"jn": (0, 12), "yn": (0, 12), "ldexp": (-300, 300), "scalbn": (-300, 300)}
@@ -493,6 +506,7 @@ REFERENCES: dict[str, Callable] = {
     "copysign": _raw(lambda kind, x, y: math.copysign(x, y)),
     "fabs": lambda g, x: abs(x), "round": _round_half_away,
     "add": lambda g, x, y: x + y, "sub": lambda g, x, y: x - y, "mul": lambda g, x, y: x * y,
+    "muladd": lambda g, x, y, z: x * y + z,  # in the target's context: the product rounded, then the sum
     "div": lambda g, x, y: x / y, "rcp": _rcp,
     "fmin": _fminmax(min), "fmax": _fminmax(max), "fdim": _fdim, "nextafter": _nextafter,
     "ldexp": _ldexp, "scalbn": _ldexp, "frexp": _frexp, "modf": _modf, "logb": _logb, "ilogb": _ilogb,
@@ -676,33 +690,64 @@ def _same_rows(got: Sequence[Sequence], want: Sequence[tuple]) -> list[bool]:
 SEED = "suitegen-math-1"  # the inputs' seed: the same inputs on every machine and toolkit
 _pool = None
 _lock = threading.Lock()
+PIECE = 8192  # inputs whose references one pool task computes
 
 
-def _judge_here(spec: Spec, cells: list) -> Judged:
-    args = inputs(spec, SEED)
-    return judge(spec, args, cells, references(spec, args))
+def _judge_here(spec: Spec, cells: list, rows: list[tuple] | None = None) -> Judged:
+    args = _run_inputs(spec)
+    return judge(spec, args, cells, references(spec, args, rows))
+
+
+@functools.lru_cache(maxsize=2)
+def _run_inputs(spec: Spec) -> list[list]:
+    """``inputs(spec, SEED)``, kept for a pool worker's next piece of the same spec."""
+    return inputs(spec, SEED)
+
+
+def _unknown_here(spec: Spec) -> int:
+    """The number of a spec's inputs where the cache holds no references for them; 0 where it does."""
+    args = _run_inputs(spec)
+    return 0 if _cached(spec, args, decode=False) else len(args[0])
+
+
+def _reference_here(spec: Spec, lo: int, hi: int) -> list[tuple]:
+    return reference(spec, [column[lo:hi] for column in _run_inputs(spec)])
 
 
 # --- the references' cache: they depend on the function, its inputs and this module's code, never on a toolchain --
 
-def references(spec: Spec, args: Sequence[Sequence]) -> list[tuple]:
-    """Return ``reference(spec, args)`` for the run's inputs (``inputs(spec, SEED)``), from the cache of what no
-    toolchain changes (``resources.data_cache_root``) where it holds them: MPFR takes 1 to 20 s for a function's
-    2^16 inputs, a run on a new toolkit none. An entry is served only where its key, size and digest match."""
+def _entry(spec: Spec, args: Sequence[Sequence]) -> tuple[str, Path, int, list[str]]:
+    """A spec's cache key, entry path, number of inputs and cell array codes."""
     key = digest("math-reference", _code_version(), SEED, asdict(replace(spec, ulp=None, abs=None, exclude=None,
                                                                           yrange=None)), length=32)
     path = resources.data_cache_root() / "math" / key[:2] / f"{key}.ref"
     # a float cell in its precision's array code; an int cell in 64 bits (remquo's exact quotient outgrows an int)
-    n, kinds = len(args[0]) if args else 0, [ARRAYS[spec.type][0] if k == "x" else "q" for k in spec.cells]
+    return key, path, len(args[0]) if args else 0, [ARRAYS[spec.type][0] if k == "x" else "q" for k in spec.cells]
+
+
+def _cached(spec: Spec, args: Sequence[Sequence], decode: bool = True) -> list[tuple] | bool | None:
+    """The cache's references for a spec's inputs (without ``decode``: True), where an entry of its key, size and
+    digest is there; None where none is."""
+    key, path, n, kinds = _entry(spec, args)
     try:
         head, body = path.read_bytes().split(b"\n", 1)
-        entry = json.loads(head)
-        if entry == {"key": key, "n": n, "sha256": hashlib.sha256(body).hexdigest()}:
-            return _decoded(zlib.decompress(body), n, kinds)
+        if json.loads(head) == {"key": key, "n": n, "sha256": hashlib.sha256(body).hexdigest()}:
+            return _decoded(zlib.decompress(body), n, kinds) if decode else True
     except (OSError, ValueError, zlib.error):
         pass
+    return None
+
+
+def references(spec: Spec, args: Sequence[Sequence], rows: Sequence[tuple] | None = None) -> list[tuple]:
+    """Return ``reference(spec, args)`` for the run's inputs (``inputs(spec, SEED)``), from the cache of what no
+    toolchain changes (``resources.data_cache_root``) where it holds them: MPFR takes 1 to 20 s for a function's
+    2^16 inputs, a run on a new toolkit none. An entry is served only where its key, size and digest match."""
+    cached = _cached(spec, args)
+    if cached is not None:
+        return cached
+    key, path, n, kinds = _entry(spec, args)
     width = len(spec.cells)  # a row the function left short (no value at all) has None in each cell
-    out = [row + (None,) * (width - len(row)) for row in reference(spec, args)]
+    out = [row + (None,) * (width - len(row)) for row in (reference(spec, args) if rows is None else rows)]
     try:
         body = zlib.compress(_encoded(out, kinds), 1)
     except (OverflowError, TypeError):  # an int beyond 64 bits (lrint of a huge value): not kept
@@ -742,7 +787,7 @@ def _decoded(data: bytes, n: int, kinds: Sequence[str]) -> list[tuple]:
 
 
 def _encode_here(spec: Spec) -> tuple[int, list[tuple[str, bytes]]]:
-    args = inputs(spec, SEED)
+    args = _run_inputs(spec)
     arrays = [ARRAYS[spec.type if k == "x" else k] for k in spec.args]
     return len(args[0]), [(dtype, array(code, col).tobytes()) for (code, dtype), col in zip(arrays, args)]
 
@@ -755,12 +800,22 @@ def encoded_inputs(spec: Spec) -> tuple[int, list[tuple[str, bytes]]]:
 
 def judged(spec: Spec, cells: list) -> Judged:
     """Judge the device's cells of a spec's inputs (``inputs(spec, SEED)``) in a pool of processes: MPFR's
-    evaluations and the comparison of 2^16 and more inputs hold the interpreter, so a run's threads hand them on."""
-    return _in_pool(_judge_here, spec, cells)
+    evaluations and the comparison of 2^16 and more inputs hold the interpreter, so a run's threads hand them on.
+    References the cache lacks are computed in pieces of ``PIECE`` inputs across the pool: one function's 2^17
+    inputs take MPFR up to a minute on one core."""
+    n = _in_pool(_unknown_here, spec)
+    pieces = [_submit(_reference_here, spec, lo, min(n, lo + PIECE)) for lo in range(0, n, PIECE)]
+    rows = [row for piece in pieces for row in piece.result()] if pieces else None
+    return _in_pool(_judge_here, spec, cells, rows)
 
 
 def _in_pool(fn, *args):
-    """Run ``fn(*args)`` in the module's process pool (started on first use) and return what it returns."""
+    """Run ``fn(*args)`` in the module's process pool and return what it returns."""
+    return _submit(fn, *args).result()
+
+
+def _submit(fn, *args):
+    """Submit ``fn(*args)`` to the module's process pool (started on first use); return its future."""
     global _pool
     import concurrent.futures as cf
     import multiprocessing as mp
@@ -771,4 +826,4 @@ def _in_pool(fn, *args):
             _pool = cf.ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
                                            mp_context=mp.get_context("forkserver"))
             atexit.register(_pool.shutdown, cancel_futures=True)
-    return _pool.submit(fn, *args).result()
+    return _pool.submit(fn, *args)

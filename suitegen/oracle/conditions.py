@@ -39,6 +39,8 @@ FLAG_FEATURES = {
     "--prec-sqrt=false": "approx-sqrt",
     "-fmad=true": "fmad",
     "--fmad=true": "fmad",
+    "-fmad=false": "no-fmad",
+    "--fmad=false": "no-fmad",
     # code generation: unoptimised device code
     "-G": "device-debug",
     "--device-debug": "device-debug",
