@@ -27,7 +27,12 @@ def run(tmp_path, name, rules, *args):
 def test_math_rules_run_within_their_bounds(tmp_path):
     done, recs = run(tmp_path, "real", "math-*")
     assert len(recs) > 250
-    assert not [r for r in recs if r["verdict"] not in ("PASS", "XFAIL")], done.stdout[-3000:]
+    assert not [r for r in recs if r["verdict"] not in ("PASS", "XFAIL", "UNSUPPORTED")], done.stdout[-3000:]
+    off = [r for r in recs if r["verdict"] == "UNSUPPORTED"]
+    assert all(r["reason"].startswith("requires") for r in off), "a variant is off only where its flags are not"
+    assert {r["config_id"] for r in recs if r["verdict"] == "PASS"} >= {
+        "c++17,sm_90", *(f"c++17,sm_90,{f}" for f in ("-use_fast_math", "-ftz=true", "-prec-div=false",
+                                                        "-prec-sqrt=false", "-fmad=false"))}
     ran = [r for r in recs if (r["execution"] or {}).get("status") == "passed"]
     assert len(ran) > 250 and all("largest error" in r["execution"]["detail"] for r in ran)
     shared = [r for r in ran if (r.get("batch") or {}).get("id", "").startswith("checks-")]
