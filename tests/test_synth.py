@@ -271,3 +271,67 @@ def test_shrink_drops_what_nothing_names_judges_no_text_twice_and_never_an_unpai
     assert "^ 5" in small and len(judged) == len(set(judged)), "no text judged twice"
     assert all(textual.balanced(t) for t in judged), [t for t in judged if not textual.balanced(t)]
     assert not textual.balanced("int f() {\n") and textual.balanced('puts("{");\n')
+
+
+FLOAT_CALLS = [  # (helper, arguments, result or UB): the exact result, rounded in the call's mode
+    ("sg_fadd_rz", (1.0, 2.0 ** -30), 1.0),
+    ("sg_fadd_ru", (1.0, 2.0 ** -30), 1.0 + 2.0 ** -23),
+    ("sg_fadd_rd", (1.0, -1.0), -0.0),  # an exact zero sum is -0 rounding down, +0 otherwise (IEEE 754)
+    ("sg_fadd_rn", (1.0, -1.0), 0.0),
+    ("sg_fdiv_ru", (1.0, 3.0), 0.3333333432674408),
+    ("sg_fdiv_rd", (1.0, 3.0), 0.3333333134651184),
+    ("sg_fdiv_rn", (1.0, 0.0), UB),
+    ("sg_dmul_rd", (1.0 + 2.0 ** -52, 1.0 + 2.0 ** -52), 1.0 + 2.0 ** -51),
+    ("sg_dmul_ru", (1.0 + 2.0 ** -52, 1.0 + 2.0 ** -52), 1.0 + 2.0 ** -51 + 2.0 ** -52),
+    ("sg_fmul_rz", (3.0e38, 10.0), 3.4028234663852886e38),  # toward zero: the largest float, not infinity
+    ("sg_fmul_rn", (3.0e38, 10.0), UB),
+    ("sg_f2i_rn", (2.5,), 2), ("sg_f2i_rn", (3.5,), 4), ("sg_f2i_rd", (-0.5,), -1), ("sg_f2i_ru", (-0.5,), 0),
+    ("sg_f2i_rz", (3.0e9,), UB), ("sg_d2i_rz", (-7.9,), -7),
+    ("sg_i2f_rz", (2 ** 24 + 1,), 2.0 ** 24), ("sg_i2f_ru", (2 ** 24 + 1,), 2.0 ** 24 + 2),
+    ("sg_i2f_rn", (2 ** 24 + 3,), 2.0 ** 24 + 4),
+    ("sg_rintf", (-0.3,), -0.0), ("sg_rintf", (2.5,), 2.0), ("sg_ceilf", (-0.5,), -0.0), ("sg_truncf", (-0.5,), -0.0),
+    ("sg_floord", (-0.5,), -1.0), ("sg_fmodf", (-4.0, 2.0), -0.0),
+    ("sg_remainderf", (5.0, 2.0), 1.0), ("sg_remainderf", (7.0, 2.0), -1.0), ("sg_fmodf", (-5.0, 2.0), -1.0),
+    ("sg_fmodd", (1.0, 0.0), UB), ("sg_sqrtf", (-1.0,), UB), ("sg_sqrtf", (2.0,), 1.4142135381698608),
+    ("sg_fmaf", (1.0 + 2.0 ** -13, 1.0 - 2.0 ** -13, -1.0), -(2.0 ** -26)),  # rounded once: not 0
+    ("sg_copysignd", (3.0, -0.0), -3.0),
+]
+
+
+@pytest.mark.parametrize("name,args,want", FLOAT_CALLS)
+def test_float_calls_round_as_their_mode_says(name, args, want):
+    import math
+    _, _, model = interp.INTRINSICS[name]
+    if want is UB:
+        with pytest.raises(UB):
+            model(*args)
+    else:
+        got = model(*args)
+        assert got == want and math.copysign(1, got) == math.copysign(1, want), got
+
+
+@needs_gxx
+def test_rounding_programs_match_the_model_on_the_host_and_a_wrong_mode_is_caught(tmp_path):
+    """The rounding policy (synth/float_calls): g++ -O0 and -O2 with UBSan, each mode set by fesetround around
+    volatile operands, compute what the model's MPFR does; the same programs with round-toward-zero made
+    round-up are caught."""
+    from suitegen.execute import host_check
+    from suitegen.synth import float_calls
+    progs = [populate.generate("round", i, "rounding") for i in range(8)]
+    calls = {n.name for p in progs for _, n in reduce.walk((p.body, p.funcs)) if isinstance(n, ir.Intrin)}
+    assert len(calls & float_calls.CALLS.keys()) > 40, "the programs call most of them"
+    exp = [reduce.expected(p) for p in progs]
+    for name, flags in host_check.HOST_BUILDS.items():
+        run = host_check.run(emit.host_check(progs, exp), tmp_path / name, name, flags)
+        assert run.ok and not run.wrong and not run.undefined, run.log[-2000:]
+    planted = emit.host_check(progs, exp).replace("FE_TOWARDZERO", "FE_UPWARD")
+    run = host_check.run(planted, tmp_path / "planted", "host-O0", host_check.HOST_BUILDS["host-O0"])
+    assert run.wrong, "a rounding mode changed changes what the programs print"
+
+
+def test_a_corpus_draws_from_its_fixed_mix_and_campaigns_from_every_policy():
+    """A policy added later (rounding) never changes a corpus's program N; campaigns draw it."""
+    from suitegen.synth.policies import CORPUS_MIX, POLICIES
+    assert "rounding" in POLICIES and "rounding" not in CORPUS_MIX
+    assert {populate.generate("mix", i, mix=CORPUS_MIX).policy for i in range(40)} <= set(CORPUS_MIX)
+    assert "rounding" in {populate.generate("mix", i).policy for i in range(40)}

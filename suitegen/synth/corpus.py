@@ -17,6 +17,7 @@ from suitegen.model import (FROZEN, GENERATED_SECTION, Case, Expect, Expectation
                             digest, strings, whole)
 from suitegen.oracle import conditions
 from suitegen.synth import emit, inject, populate, reduce
+from suitegen.synth.policies import CORPUS_MIX
 
 SECTION = GENERATED_SECTION
 FILE = "generated.cu"
@@ -101,7 +102,7 @@ def program(seed: str, index: int):
 
 
 def _generated(seed: str, index: int) -> tuple:
-    return populate.generated(seed, index, std=Std.CXX11 if index % 2 == 0 else None)
+    return populate.generated(seed, index, std=Std.CXX11 if index % 2 == 0 else None, mix=CORPUS_MIX)
 
 
 def draw(seed: str, index: int) -> Drawn:
@@ -156,7 +157,8 @@ def invalid_cases(seed: str, per_cell: int, oracle) -> list[Case]:
     rejected by its phase, with its diagnostic, at the violation's line, under its conditions)."""
     out = []
     violations = _violations(oracle)
-    dialects = {k: populate.dialect(populate.generate(seed, k)).value for k in range(per_cell)}  # matrix's programs
+    dialects = {k: populate.dialect(populate.generate(seed, k, mix=CORPUS_MIX)).value
+                for k in range(per_cell)}  # matrix's programs
     for inv in inject.matrix(seed, per_cell, violations) if violations else ():
         violation = inject.BY_NAME[inv.violation]
         hand = oracle.rule(violation.rule)

@@ -10,7 +10,7 @@ their portable definitions, which is how CI checks programs against the model wi
 """
 from __future__ import annotations
 
-from suitegen.synth import exchange, interp, ir
+from suitegen.synth import exchange, float_calls, interp, ir
 from suitegen.synth import semantics as s
 from suitegen.synth.interp import VECTORS
 
@@ -99,14 +99,15 @@ SG_HD unsigned sg_rotl(unsigned x, unsigned n) { n &= 31u; return n ? (x << n) |
 SG_HD int sg_sext8(int x) { return (int)(signed char)x; }
 SG_HD int sg_sext16(int x) { return (int)(short)x; }
 """
+HELPERS = PRELUDE + float_calls.HEADERS + float_calls.PRELUDE  # the base and the float calls (rounding policy)
 
 COMPS = "xyzw"
 
 
 def _snippets() -> tuple[list[str], dict[str, str]]:
-    """Split PRELUDE into its fixed head and one snippet per helper (keyed by name, sg_bits by type)."""
+    """Split HELPERS into its fixed head and one snippet per helper (keyed by name, sg_bits by type)."""
     head, parts, current = [], {}, None
-    for line in PRELUDE.strip("\n").splitlines():
+    for line in HELPERS.strip("\n").splitlines():
         if line.startswith("SG_HD "):
             name = line.split("(")[0].split()[-1]
             if name == "sg_bits":
@@ -122,6 +123,8 @@ def _snippets() -> tuple[list[str], dict[str, str]]:
 
 
 CSTRING = "#ifndef __CUDACC_RTC__\n#include <cstring>\n#endif\n"  # NVRTC has no headers (nor needs memcpy)
+# each prelude header block (guarded for NVRTC) and its includes where no NVRTC compiles the text
+HOST_HEADERS = {CSTRING: "#include <cstring>\n", float_calls.HEADERS: "#include <cfenv>\n#include <cmath>\n"}
 SG_DEV_MACRO = ("#ifdef __CUDA_ARCH__\n#define SG_DEV(device, host) device\n#else\n"
                 "#define SG_DEV(device, host) host\n#endif\n")
 
@@ -152,7 +155,7 @@ def prelude_of(used) -> str:
     """Return the prelude's fixed head and the snippets named in ``used``, in the prelude's order."""
     _, parts = _snippets()
     body = "".join(parts[n] for n in parts if n in used)
-    head = CSTRING if "memcpy" in body else ""
+    head = (CSTRING if "memcpy" in body else "") + (float_calls.HEADERS if used & float_calls.CALLS.keys() else "")
     if body:
         head += "#define SG_HD __host__ __device__ __forceinline__\n" + (SG_DEV_MACRO if "SG_DEV" in body else "")
     return head + body
@@ -377,7 +380,14 @@ def kernel(p: ir.Program, alone: bool = False) -> str:
 
 def source(programs) -> str:
     """Return one translation unit holding several programs (a batch)."""
-    return HOST_PRELUDE + PRELUDE + "".join(namespace(p) + kernel(p) for p in programs)
+    return HOST_PRELUDE + whole_prelude(programs) + "".join(namespace(p) + kernel(p) for p in programs)
+
+
+def whole_prelude(programs) -> str:
+    """The base prelude whole, and the float calls' helpers that these programs call (a file of many programs)."""
+    calls = {n.name for p in programs for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.Intrin)}
+    lines = [line for name, (*_, line) in float_calls.CALLS.items() if name in calls]
+    return PRELUDE + (float_calls.HEADERS + "".join(line + "\n" for line in lines) if lines else "")
 
 
 def alone(p: ir.Program, text: str | None = None) -> str:
@@ -430,8 +440,11 @@ def as_case(reproducer: str) -> str:
     text = reproducer.removesuffix(VERDICT_LINE).replace(
         'return printf("CUDA error: %s\\n"', 'return printf("SUITEGEN-RESULT: FAIL cuda error %s\\n"')
     before, _, after = text.rpartition(STANDALONE_INCLUDE)  # the one after the kernel
-    head = STANDALONE_INCLUDE + ("#include <cstring>\n" if CSTRING in before else "")  # a program is never NVRTC's
-    text = head + before.replace(CSTRING, "", 1) + after
+    head = STANDALONE_INCLUDE + "".join(unguarded for guarded, unguarded in HOST_HEADERS.items()
+                                        if guarded in before)  # a program is never NVRTC's
+    for guarded in HOST_HEADERS:
+        before = before.replace(guarded, "", 1)
+    text = head + before + after
     return text.replace('extern "C" __global__ void sg_k_', "__global__ void sg_k_", 1) + CASE_VERDICT_LINE
 
 
@@ -455,7 +468,7 @@ def host_dump(p: ir.Program, text: str) -> str:
 def host_check(programs, expected: list[list[int]], minimal: bool = False) -> str:
     """Return a host C++ file that runs each program's body for every thread and prints each wrong output."""
     kinds = {n.kind for p in programs for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
-    out = [host_prelude(kinds) if minimal else HOST_PRELUDE, prelude(programs) if minimal else PRELUDE]
+    out = [host_prelude(kinds) if minimal else HOST_PRELUDE, prelude(programs) if minimal else whole_prelude(programs)]
     for p in programs:
         out.append(namespace(p))
     out.append("int main() {\n  int bad = 0;\n  unsigned long long o[64];\n")
@@ -493,10 +506,13 @@ def host_standalone(p: ir.Program, expected: list[int]) -> str:
     """Return a short self-checking host C++ file for one program's body (a host finding's reproducer): the body as
     host code, the keywords its functions use defined away, a loop over threads only where there are several."""
     body = prelude([p]).replace("#define SG_HD __host__ __device__ __forceinline__\n", "").replace("SG_HD ", "")
-    body = body.replace(CSTRING, "") + namespace(p, alone=True).replace(BODY, BODY.removeprefix("__device__ "), 1)
+    includes = "".join(unguarded for guarded, unguarded in HOST_HEADERS.items() if guarded in body)
+    for guarded in HOST_HEADERS:
+        body = body.replace(guarded, "")
+    body += namespace(p, alone=True).replace(BODY, BODY.removeprefix("__device__ "), 1)
     keywords = [k for k in ("__host__", "__device__", "__forceinline__", "__noinline__", "__constant__", "__managed__")
                 if k in body]
-    head = "#include <cstdio>\n#include <cstring>\n" if "memcpy" in body else "#include <cstdio>\n"
+    head = "#include <cstdio>\n" + includes
     head += "".join(HOST_HEAD.split(f"#define {k}")[1].split("\n")[0].join((f"#define {k}", "\n")) for k in keywords)
     body = body.replace("#include <cstring>\n", "")
     kinds = {n.kind for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from suitegen.cases.fragment import parse
 from suitegen.model import FROZEN, UsageError
 from suitegen.synth import emit, ir, populate
+from suitegen.synth.policies import CORPUS_MIX
 from suitegen.synth.reduce import nodes
 
 CONTEXTS = ("template", "lambda", "member", "chain")
@@ -301,6 +302,6 @@ def generate(seed: str, index: int, violation: str, context: str, policy: str | 
 def matrix(seed: str, per_cell: int = 1, violations=None, contexts=CONTEXTS) -> list[Invalid]:
     """Return ``per_cell`` invalid programs for each violation x context (program k of a cell is index k)."""
     names = violations or [v.name for v in VIOLATIONS]
-    programs = [populate.generate(seed, k) for k in range(per_cell)]
+    programs = [populate.generate(seed, k, mix=CORPUS_MIX) for k in range(per_cell)]
     return [inject(programs[k], BY_NAME[name], c, random.Random(f"{seed}:{k}:{name}:{c}"))
             for name in names for c in contexts for k in range(per_cell)]

@@ -7,7 +7,7 @@ operation (``if (b != 0) a / b``) is only evaluated where its guard holds.
 """
 from __future__ import annotations
 
-from suitegen.synth import ir
+from suitegen.synth import float_calls, ir
 from suitegen.synth.semantics import (F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, UB, CType, binary_lanes,
                                       bits_of, convert, convert_lanes, promote, unary_lanes, wrap)
 
@@ -80,6 +80,7 @@ INTRINSICS = {
                 if n & 31 else x),
     "sg_sext8": (I32, (I32,), lambda x: ((x & 0xFF) ^ 0x80) - 0x80),
     "sg_sext16": (I32, (I32,), lambda x: ((x & 0xFFFF) ^ 0x8000) - 0x8000),
+    **float_calls.INTRINSICS,
 }
 
 VECTORS = {  # vector type -> (component type, components)

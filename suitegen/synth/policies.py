@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from suitegen.model import FROZEN
+from suitegen.synth import float_calls
 from suitegen.synth import semantics as s
 
 
@@ -74,7 +75,16 @@ POLICIES = {
     "float": replace(BASE, name="float", types=((s.F32, 4), (s.F64, 4), (s.I32, 1), (s.U32, 1), (s.BOOL, 1)),
                      ops=(("+", 4), ("-", 4), ("*", 4), ("/", 2), ("<", 1), ("==", 1), ("!=", 1)),
                      nodes=(("bin", 8), ("un", 1), ("cast", 2), ("cond", 2), ("call", 1))),
+    # the intrinsics with a rounding mode and the math functions of 0 ulp (synth/float_calls), among float arithmetic
+    "rounding": replace(BASE, name="rounding", types=((s.F32, 4), (s.F64, 3), (s.I32, 2), (s.BOOL, 1)),
+                        ops=(("+", 3), ("-", 3), ("*", 3), ("/", 1), ("<", 1), ("==", 1), ("!=", 1)),
+                        nodes=(("bin", 4), ("un", 1), ("cast", 2), ("cond", 1), ("intrin", 8), ("call", 1)),
+                        intrinsics=tuple((name, 1) for name in float_calls.CALLS)),
 }
+# What a generated corpus draws from (synth.corpus, synth.inject.matrix): fixed, so that program N of a seed stays
+# the program its deviations and two toolkits' runs name. A policy added since joins the campaigns' mix alone
+# (``populate.generated`` without ``mix``: every policy).
+CORPUS_MIX = ("atomics", "bitwise", "default", "float", "loops", "narrow", "wide")
 
 
 def pick(rng, weighted):

@@ -9,6 +9,7 @@ undefined on some trip is drawn again. The same seed and index always give the s
 from __future__ import annotations
 
 import random
+from typing import Sequence
 
 from suitegen.model import Std
 from suitegen.synth import interp, ir
@@ -591,17 +592,20 @@ def dialect(p: ir.Program) -> Std:
     return max((dialect_of(f.body[:-1]) for f in p.funcs if f.style == "constexpr"), default=Std.CXX11)
 
 
-def generate(seed: str, index: int, policy: str | None = None, std: Std | None = None) -> ir.Program:
+def generate(seed: str, index: int, policy: str | None = None, std: Std | None = None,
+             mix: Sequence[str] | None = None) -> ir.Program:
     """Return program ``index`` of a campaign seeded ``seed``: the same arguments always give the same program.
-    ``std``: draw it valid in that dialect (the same program but for what that dialect lacks)."""
-    return generated(seed, index, policy, std)[0]
+    ``std``: draw it valid in that dialect (the same program but for what that dialect lacks). Without ``policy``,
+    one of ``mix`` (every policy where not given; a corpus gives ``policies.CORPUS_MIX``)."""
+    return generated(seed, index, policy, std, mix)[0]
 
 
-def generated(seed: str, index: int, policy: str | None = None, std: Std | None = None) -> tuple[ir.Program, tuple]:
+def generated(seed: str, index: int, policy: str | None = None, std: Std | None = None,
+              mix: Sequence[str] | None = None) -> tuple[ir.Program, tuple]:
     """Return ``generate``'s program and what the model computed for it (``interp.run``'s answer, which drawing it
     needed: ``reduce.expected`` takes it instead of running the model again)."""
     rng = random.Random(f"{seed}:{index}:policy")
-    pol = POLICIES[policy] if policy else POLICIES[rng.choice(sorted(POLICIES))]
+    pol = POLICIES[policy] if policy else POLICIES[rng.choice(sorted(mix or POLICIES))]
     for attempt in range(8):
         try:
             prog = Generator(f"{seed}:{index}" + (f":{attempt}" if attempt else ""), pol, std).program(index, name=f"p{index}")
