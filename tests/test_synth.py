@@ -330,8 +330,52 @@ def test_rounding_programs_match_the_model_on_the_host_and_a_wrong_mode_is_caugh
 
 
 def test_a_corpus_draws_from_its_fixed_mix_and_campaigns_from_every_policy():
-    """A policy added later (rounding) never changes a corpus's program N; campaigns draw it."""
+    """A policy added later (rounding, math) never changes a corpus's program N; campaigns draw it."""
     from suitegen.synth.policies import CORPUS_MIX, POLICIES
-    assert "rounding" in POLICIES and "rounding" not in CORPUS_MIX
-    assert {populate.generate("mix", i, mix=CORPUS_MIX).policy for i in range(40)} <= set(CORPUS_MIX)
-    assert "rounding" in {populate.generate("mix", i).policy for i in range(40)}
+    assert {"rounding", "math"} <= POLICIES.keys() and not {"rounding", "math"} & set(CORPUS_MIX)
+    assert {populate.generate("mix", i, mix=CORPUS_MIX).policy for i in range(10)} <= set(CORPUS_MIX)
+    assert {"rounding", "math"} <= {populate.generate("mix", i).policy for i in range(14)}
+
+
+def test_a_bounded_math_call_is_known_to_its_cell_or_not_drawn():
+    """The math policy's calls (expf, sinf, ...: their bound read from their rule in oracle/math-functions.toml)
+    give the cell of 2^GRID ulps that every value within the bound lies in, and are undefined for the model where
+    that interval crosses a cell's edge."""
+    from suitegen.cases import math_reference as mr
+    from suitegen.synth import float_calls as fc
+    model = interp.INTRINSICS["sg_b_expf"][2]
+    assert model.args[0].ulp == 2 and model.args[0].call == "expf(a0)", "the bound of the oracle's expf rule"
+    mask = (1 << fc.GRID) - 1
+    inside = crossing = 0
+    for k in range(1, 400):
+        x = s.f32(k / 97)
+        o = mr.ordered(mr.reference(model.args[0], [[x]])[0][0], "float")
+        if fc.SLACK <= o & mask <= mask - fc.SLACK:
+            assert mr.to_bits(model(x), "float") == o & ~mask
+            inside += 1
+        elif o & mask < fc.SLACK - 2 or o & mask > mask - fc.SLACK + 2:
+            with pytest.raises(UB):
+                model(x)
+            crossing += 1
+    assert inside > 300 and crossing > 0
+
+
+@needs_gxx
+def test_math_programs_match_the_model_on_the_host_and_a_lost_accuracy_is_caught(tmp_path):
+    """g++ -O0 and -O2 with UBSan (the host's C library within SLACK ulps) print the model's cells; expf, sinf and
+    atan made 0.1% wrong leave their cells."""
+    from suitegen.execute import host_check
+    from suitegen.synth import float_calls
+    progs = [populate.generate("mathcalls", i, "math") for i in range(6)]
+    calls = {n.name for p in progs for _, n in reduce.walk((p.body, p.funcs)) if isinstance(n, ir.Intrin)}
+    assert len(calls & float_calls.BOUNDED.keys()) > 15
+    exp = [reduce.expected(p) for p in progs]
+    source = emit.host_check(progs, exp)
+    for name, flags in host_check.HOST_BUILDS.items():
+        run = host_check.run(source, tmp_path / name, name, flags)
+        assert run.ok and not run.wrong and not run.undefined, run.log[-2000:]
+    for f in ("expf", "sinf", "atan", "cbrtf", "tan", "log1p"):
+        source = source.replace(f"sg_cell{f[-1] if f.endswith('f') else 'd'}({f}(a0))",
+                                f"sg_cell{f[-1] if f.endswith('f') else 'd'}({f}(a0) * 1.001)")
+    run = host_check.run(source, tmp_path / "planted", "host-O0", host_check.HOST_BUILDS["host-O0"])
+    assert run.wrong, "results 0.1% off leave their cells"

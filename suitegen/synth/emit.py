@@ -99,7 +99,7 @@ SG_HD unsigned sg_rotl(unsigned x, unsigned n) { n &= 31u; return n ? (x << n) |
 SG_HD int sg_sext8(int x) { return (int)(signed char)x; }
 SG_HD int sg_sext16(int x) { return (int)(short)x; }
 """
-HELPERS = PRELUDE + float_calls.HEADERS + float_calls.PRELUDE  # the base and the float calls (rounding policy)
+HELPERS = PRELUDE + float_calls.HEADERS + float_calls.PRELUDE  # the base and the float calls (rounding, math)
 
 COMPS = "xyzw"
 
@@ -155,7 +155,7 @@ def prelude_of(used) -> str:
     """Return the prelude's fixed head and the snippets named in ``used``, in the prelude's order."""
     _, parts = _snippets()
     body = "".join(parts[n] for n in parts if n in used)
-    head = (CSTRING if "memcpy" in body else "") + (float_calls.HEADERS if used & float_calls.CALLS.keys() else "")
+    head = (CSTRING if "memcpy" in body else "") + (float_calls.HEADERS if used & float_calls.LINES.keys() else "")
     if body:
         head += "#define SG_HD __host__ __device__ __forceinline__\n" + (SG_DEV_MACRO if "SG_DEV" in body else "")
     return head + body
@@ -386,8 +386,9 @@ def source(programs) -> str:
 def whole_prelude(programs) -> str:
     """The base prelude whole, and the float calls' helpers that these programs call (a file of many programs)."""
     calls = {n.name for p in programs for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.Intrin)}
-    lines = [line for name, (*_, line) in float_calls.CALLS.items() if name in calls]
-    return PRELUDE + (float_calls.HEADERS + "".join(line + "\n" for line in lines) if lines else "")
+    lines = [line for name, line in float_calls.LINES.items() if name in calls]
+    return PRELUDE + (float_calls.HEADERS + float_calls.SUPPORT + "".join(line + "\n" for line in lines)
+                      if lines else "")
 
 
 def alone(p: ir.Program, text: str | None = None) -> str:

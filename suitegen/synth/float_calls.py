@@ -1,12 +1,19 @@
-"""Float calls whose result the guide defines exactly: the intrinsics with a rounding mode (``__fadd_rz``,
-``__dmul_ru``, ``__float2int_rd``, ``__int2float_ru``, ...: the exact result rounded in that mode) and the math
-functions whose documented maximum error is 0 ulp (``sqrtf``, ``fmaf``, ``floorf``, ``fmodf``, ``remainderf``,
-...). The ``rounding`` policy draws them; like every helper, each is one prelude line (device call, host
-definition) and one model.
+"""Float calls for generated programs, each one prelude line (device call, host definition) and one model:
 
-The model rounds with MPFR (gmpy2's IEEE contexts: subnormals and signed zeros as IEEE 754 has them). The host
-definition sets the rounding mode around volatile operands (``fesetround``), so a host build computes what the
-device does. A result that is not finite is undefined for the model, as every float result is.
+- whose result the guide defines exactly (the ``rounding`` policy): the intrinsics with a rounding mode
+  (``__fadd_rz``, ``__dmul_ru``, ``__float2int_rd``, ``__int2float_ru``, ...: the exact result rounded in that mode)
+  and the math functions whose documented maximum error is 0 ulp (``sqrtf``, ``fmaf``, ``floorf``, ``fmodf``,
+  ``remainderf``, ...). The model rounds with MPFR (gmpy2's IEEE contexts: subnormals and signed zeros as IEEE 754
+  has them); the host definition sets the rounding mode around volatile operands (``fesetround``), so a host
+  build computes what the device does.
+- whose result the guide bounds (the ``math`` policy): ``expf``, ``sinf``, ``atanh``, ... with the maximum error
+  in ulps of their rule in ``oracle/math-functions.toml``. Such a call's result is cut to a cell of ``2^GRID``
+  ulps (its low ``GRID`` encoding bits cleared), and the model keeps a call only where every value within the
+  bound (and at least ``SLACK`` ulps, so a host library's result too) of MPFR's correctly rounded value lies in one
+  cell: the cell's value is then known, and a result that leaves it (an error of about ``2^GRID`` ulps or more)
+  shows in the program's cells.
+
+A result that is not finite is undefined for the model, as every float result is.
 """
 from __future__ import annotations
 
@@ -53,9 +60,10 @@ def _fenv(mode: str, result: str, expr: str, operands: dict[str, str]) -> str:
             f" fesetround(m_); return ({result})r_; }}()")
 
 
-def _table() -> dict[str, tuple]:
-    """name -> (result type, argument types, model, prelude line)."""
-    out = {}
+def _table() -> tuple[dict[str, tuple], dict[str, tuple]]:
+    """The intrinsics with a rounding mode and the math calls of 0 ulp: name -> (result type, argument types, model,
+    prelude line)."""
+    out, exact = {}, {}
     for t, p, c in ((F32, "f", "float"), (F64, "d", "double")):
         for op, sym in OPS.items():
             for mode in MODES:
@@ -82,14 +90,68 @@ def _table() -> dict[str, tuple]:
                                  ("remainder", 2, lambda g, a, b: g.remainder(a, b)),
                                  ("copysign", 2, lambda g, a, b: g.copy_sign(a, b))):
             name, params, args = f"sg_{fn}{f or 'd'}", ", ".join(f"{c} {v}" for v in "abx"[:arity]), ", ".join("abx"[:arity])
-            out[name] = (t, (t,) * arity, functools.partial(_ieee, t, "rn", model),
-                         f"SG_HD {c} {name}({params}) {{ return {fn}{f}({args}); }}")
+            exact[name] = (t, (t,) * arity, functools.partial(_ieee, t, "rn", model),
+                           f"SG_HD {c} {name}({params}) {{ return {fn}{f}({args}); }}")
+    return out, exact
+
+
+GRID, SLACK = 8, 8
+# the math functions a host's C library has under the same names (a host build calls them)
+HOST_LIBM = {"exp", "exp2", "expm1", "log", "log10", "log2", "log1p", "cbrt", "sin", "cos", "tan", "asin", "acos",
+             "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc"}
+# cutting a result to its cell, as the device and a host build do it
+SUPPORT = ("SG_HD float sg_cellf(float v) { return SG_DEV(__uint_as_float(__float_as_uint(v) & ~255u), "
+           "[&] { unsigned u; memcpy(&u, &v, 4); u &= ~255u; float r; memcpy(&r, &u, 4); return r; }()); }\n"
+           "SG_HD double sg_celld(double v) { return SG_DEV(__longlong_as_double(__double_as_longlong(v) & ~255ll), "
+           "[&] { unsigned long long u; memcpy(&u, &v, 8); u &= ~255ull; double r; memcpy(&r, &u, 8); return r; }()); }\n")
+
+
+def _cell(spec, x: float) -> float:
+    """The cell of a bounded call's result at ``x`` (``GRID``); UB where the bound's interval leaves it."""
+    from suitegen.cases import math_reference as mr
+    if spec.checked((x,)) != "ulp":
+        raise UB("outside the bound's documented range")
+    (want,) = mr.reference(spec, [[x]])[0]
+    if want is None or not math.isfinite(want):
+        raise UB("float result is not finite")
+    bits, half = mr.BITS[spec.type], max(int(spec.ulp), SLACK)
+    top = mr.ordered(mr.LIMITS[spec.type][3], spec.type)
+
+    def cut(o: int) -> int:  # an ordered value's encoding, its low GRID bits cleared
+        magnitude = abs(o) & ~((1 << GRID) - 1)
+        return (1 << (bits - 1)) | magnitude if o < 0 else magnitude
+    o = mr.ordered(want, spec.type)
+    if abs(o) + half > top or cut(o - half) != cut(o + half):
+        raise UB("the bound's interval crosses a cell")
+    return mr.from_bits(cut(o), spec.type)
+
+
+def _bounded() -> dict[str, tuple]:
+    """The math functions of one float argument whose default bound the oracle gives in ulps over every input."""
+    import tomllib
+    from suitegen import resources
+    from suitegen.cases.math_reference import Spec
+    out = {}
+    rules = tomllib.loads((resources.oracle_root() / "math-functions.toml").read_text())["rule"]
+    for v in (v for r in rules for v in r.get("variant", ())):
+        p = v.get("params", {})
+        if (v["name"] != "run-default" or p.get("ref") not in HOST_LIBM or p.get("args") != ["x"] or not p.get("ulp")
+                or any(p.get(k) for k in ("outs", "abs", "range", "exclude", "yrange", "ftz"))):
+            continue
+        spec, t = Spec.of(p), F32 if p["type"] == "float" else F64
+        c, cell = ("float", "sg_cellf") if t is F32 else ("double", "sg_celld")
+        name = f"sg_b_{p['call'].split('(')[0]}"
+        out[name] = (t, (t,), functools.partial(_cell, spec),
+                     f"SG_HD {c} {name}({c} a0) {{ return {cell}({p['call']}); }}")
     return out
 
 
 _OP = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b}
-CALLS = _table()
-INTRINSICS = {name: (ret, args, model) for name, (ret, args, model, _) in CALLS.items()}
-PRELUDE = "".join(line + "\n" for *_, line in CALLS.values())
+ROUNDED, EXACT = _table()
+CALLS = {**ROUNDED, **EXACT}  # the rounding policy's
+BOUNDED = _bounded()
+LINES = {name: line for name, (*_, line) in {**CALLS, **BOUNDED}.items()}
+INTRINSICS = {name: (ret, args, model) for name, (ret, args, model, _) in {**CALLS, **BOUNDED}.items()}
+PRELUDE = SUPPORT + "".join(line + "\n" for line in LINES.values())
 # the host headers their definitions need (not NVRTC's: it compiles the device side alone, which needs none)
 HEADERS = "#ifndef __CUDACC_RTC__\n#include <cfenv>\n#include <cmath>\n#endif\n"
