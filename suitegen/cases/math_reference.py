@@ -279,12 +279,17 @@ def _newton(g, f, df, y, x0: float):
 
 
 def _erfcinv_value(g, y):
-    """erfc^-1(y) for 0 < y < 2, y != 1, at WORK_BITS bits."""
-    two_over_sqrt_pi = 2 / g.sqrt(g.const_pi())
+    """erfc^-1(y) for 0 < y < 2, y != 1, at WORK_BITS bits: Newton's method on log erfc(x) = log t (quadratic in
+    the tail too), erfc evaluated once a step, the first step at half the precision (the guess has about 53 bits)."""
     t = y if y < 1 else 2 - y  # erfc(-x) = 2 - erfc(x): solve for |x|
-    log_t = g.log(t)  # Newton's method on log erfc(x) = log t: quadratic in the tail too
-    x = _newton(g, lambda v: g.log(g.erfc(v)), lambda v: -two_over_sqrt_pi * g.exp(-v * v) / g.erfc(v), log_t,
-                _erfc_guess(float(t)))
+    x = g.mpfr(_erfc_guess(float(t)))
+    for k in range(40):
+        with g.local_context(g.get_context(), precision=WORK_BITS // 2 if k == 0 else WORK_BITS + 8):
+            e = g.erfc(x)
+            step = (g.log(e) - g.log(t)) * e / (-2 / g.sqrt(g.const_pi()) * g.exp(-x * x))
+            x = x - step
+        if step == 0 or abs(step) <= abs(x) * g.mpfr(2) ** (8 - WORK_BITS):
+            break
     return x if y < 1 else -x
 
 
