@@ -284,7 +284,7 @@ def _erfcinv_value(g, y):
     t = y if y < 1 else 2 - y  # erfc(-x) = 2 - erfc(x): solve for |x|
     x = g.mpfr(_erfc_guess(float(t)))
     for k in range(40):
-        with g.local_context(g.get_context(), precision=WORK_BITS // 2 if k == 0 else WORK_BITS + 8):
+        with g.context(g.get_context(), precision=WORK_BITS // 2 if k == 0 else WORK_BITS + 8):
             e = g.erfc(x)
             step = (g.log(e) - g.log(t)) * e / (-2 / g.sqrt(g.const_pi()) * g.exp(-x * x))
             x = x - step
