@@ -442,3 +442,25 @@ def test_a_line_reduction_never_keeps_a_non_void_function_without_its_return():
     assert textual.missing_return("__device__ void f(int *o) {\n  *o = 1;\n}\n") is None
     tester = triage.TextTester(None, with_helper, "default", "ptxas-O0", float("inf"))
     assert not tester.one(cut) and "lost its return" in tester.why
+
+
+def test_findings_of_one_symptom_share_a_bucket_whatever_their_reduced_shape():
+    """Three programs of the int-to-float class (the bits 1 where 1.0f is right), reduced to different shapes,
+    are one bug; the high-word class and a fault are others; wrong cells of no known class keep the shape."""
+    def finding(observed, shape, failing=("default",)):
+        return {"kind": "wrong-code", "stage": "ptxas optimiser", "failing": list(failing), "observed": observed,
+                "shape": shape}
+    as_int = [finding(["cell 1: expected 1065353216, got 1"], "a"), finding(["cell 0: expected 1065353216, got 1"], "b"),
+              finding(["cell 0: expected 1073741824, got 2", "cell 3: expected 4611686018427387904, got 2"], "c")]
+    assert len({triage.bucket(f) for f in as_int}) == 1
+    assert triage.symptom(as_int[2]["observed"]) == "float stored as its integer value"
+    high = finding(["cell 2: expected 7, got 18446744069414584327"], "a")
+    fault = finding(["the run failed: CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access"], "a",
+                    ("cicc-O0",))
+    assert triage.symptom(high["observed"]) == "high word set"
+    assert triage.symptom(fault["observed"]) == "fault:cudaErrorIllegalAddress"
+    other = [finding(["cell 0: expected 5, got 6"], "a"), finding(["cell 0: expected 5, got 6"], "b")]
+    assert triage.symptom(other[0]["observed"]) is None and triage.bucket(other[0]) != triage.bucket(other[1])
+    assert len({triage.bucket(f) for f in (as_int[0], high, fault, other[0])}) == 4
+    assert triage.bucket(finding(as_int[0]["observed"], "a", ("cicc-O0",))) != triage.bucket(as_int[0]), \
+        "the builds that get it wrong are part of what a bug does"

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
 import re
+import struct
 import tempfile
 import time
 from collections import Counter
@@ -413,8 +415,37 @@ def _commands(campaign, bad: str, good: str | None) -> list[str]:
 
 
 def bucket(finding: dict) -> str:
-    """Return the key under which the database files a finding."""
-    return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), finding.get("shape"), length=12)
+    """Return the key under which the database files a finding: what goes wrong (its stage, the builds that get it
+    wrong, and its symptom where the wrong cells show one, else the shape of its reduced program)."""
+    what = symptom(finding.get("observed") or []) or finding.get("shape")
+    return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), what, length=12)
+
+
+_CELL = re.compile(r"cell \d+: expected (\d+), got (\d+)$")
+
+
+def symptom(observed: list[str]) -> str | None:
+    """Name what every wrong cell shows, where one class of wrong value explains them all: a float's value stored
+    as an integer (the bits ``1`` where ``1.0f`` is right), a 64-bit value with its high word set, or a run that
+    fails with one CUDA error. Programs of one bug that reduce to different shapes share it."""
+    failed = [o.split("CUDARuntimeError: ", 1)[-1].split(":")[0] for o in observed if o.startswith("the run failed")]
+    if failed and len(failed) == len(observed):
+        return f"fault:{failed[0]}"
+    pairs = [tuple(int(v) for v in m.groups()) for o in observed if (m := _CELL.match(o))]
+    if not pairs or len(pairs) != len(observed):
+        return None
+    if all(_as_integer(want) == got for want, got in pairs):
+        return "float stored as its integer value"
+    if all(want ^ got == 0xFFFFFFFF00000000 for want, got in pairs):
+        return "high word set"
+    return None
+
+
+def _as_integer(bits: int) -> int | None:
+    """The integer a float cell's value is (binary32 in the low word, else binary64), or None."""
+    value = struct.unpack("<f", struct.pack("<I", bits))[0] if bits < 1 << 32 else \
+        struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return int(value) if math.isfinite(value) and value == int(value) and value != 0 else None
 
 
 FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
