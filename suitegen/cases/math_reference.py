@@ -698,21 +698,18 @@ _lock = threading.Lock()
 PIECE = 8192  # inputs whose references one pool task computes
 
 
-def _judge_here(spec: Spec, cells: list, rows: list[tuple] | None = None) -> Judged:
+def _judge_here(spec: Spec, cells: list, rows: list[tuple] | None = None) -> Judged | int:
+    """Judge the cells against the cache's references, or against ``rows`` (the pieces' references, kept now);
+    where the cache lacks them and no rows are given, return how many inputs need them."""
     args = _run_inputs(spec)
-    return judge(spec, args, cells, references(spec, args, rows))
+    want = _cached(spec, args) if rows is None else references(spec, args, rows)
+    return len(args[0]) if want is None else judge(spec, args, cells, want)
 
 
 @functools.lru_cache(maxsize=2)
 def _run_inputs(spec: Spec) -> list[list]:
     """``inputs(spec, SEED)``, kept for a pool worker's next piece of the same spec."""
     return inputs(spec, SEED)
-
-
-def _unknown_here(spec: Spec) -> int:
-    """The number of a spec's inputs where the cache holds no references for them; 0 where it does."""
-    args = _run_inputs(spec)
-    return 0 if _cached(spec, args, decode=False) else len(args[0])
 
 
 def _reference_here(spec: Spec, lo: int, hi: int) -> list[tuple]:
@@ -730,14 +727,14 @@ def _entry(spec: Spec, args: Sequence[Sequence]) -> tuple[str, Path, int, list[s
     return key, path, len(args[0]) if args else 0, [ARRAYS[spec.type][0] if k == "x" else "q" for k in spec.cells]
 
 
-def _cached(spec: Spec, args: Sequence[Sequence], decode: bool = True) -> list[tuple] | bool | None:
-    """The cache's references for a spec's inputs (without ``decode``: True), where an entry of its key, size and
-    digest is there; None where none is."""
+def _cached(spec: Spec, args: Sequence[Sequence]) -> list[tuple] | None:
+    """The cache's references for a spec's inputs, where an entry of its key, size and digest is there; None where
+    none is."""
     key, path, n, kinds = _entry(spec, args)
     try:
         head, body = path.read_bytes().split(b"\n", 1)
         if json.loads(head) == {"key": key, "n": n, "sha256": hashlib.sha256(body).hexdigest()}:
-            return _decoded(zlib.decompress(body), n, kinds) if decode else True
+            return _decoded(zlib.decompress(body), n, kinds)
     except (OSError, ValueError, zlib.error):
         pass
     return None
@@ -808,10 +805,11 @@ def judged(spec: Spec, cells: list) -> Judged:
     evaluations and the comparison of 2^16 and more inputs hold the interpreter, so a run's threads hand them on.
     References the cache lacks are computed in pieces of ``PIECE`` inputs across the pool: one function's 2^17
     inputs take MPFR up to a minute on one core."""
-    n = _in_pool(_unknown_here, spec)
-    pieces = [_submit(_reference_here, spec, lo, min(n, lo + PIECE)) for lo in range(0, n, PIECE)]
-    rows = [row for piece in pieces for row in piece.result()] if pieces else None
-    return _in_pool(_judge_here, spec, cells, rows)
+    got = _in_pool(_judge_here, spec, cells)  # from the cache: one read, one trip to the pool
+    if isinstance(got, int):
+        pieces = [_submit(_reference_here, spec, lo, min(got, lo + PIECE)) for lo in range(0, got, PIECE)]
+        got = _in_pool(_judge_here, spec, cells, [row for piece in pieces for row in piece.result()])
+    return got
 
 
 def _in_pool(fn, *args):

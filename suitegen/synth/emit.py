@@ -10,6 +10,8 @@ their portable definitions, which is how CI checks programs against the model wi
 """
 from __future__ import annotations
 
+import functools
+
 from suitegen.synth import exchange, float_calls, interp, ir
 from suitegen.synth import semantics as s
 from suitegen.synth.interp import VECTORS
@@ -104,8 +106,10 @@ HELPERS = PRELUDE + float_calls.HEADERS + float_calls.PRELUDE  # the base and th
 COMPS = "xyzw"
 
 
+@functools.cache
 def _snippets() -> tuple[list[str], dict[str, str]]:
-    """Split HELPERS into its fixed head and one snippet per helper (keyed by name, sg_bits by type)."""
+    """Split HELPERS into its fixed head and one snippet per helper (keyed by name, sg_bits by type), once: callers
+    only read them."""
     head, parts, current = [], {}, None
     for line in HELPERS.strip("\n").splitlines():
         if line.startswith("SG_HD "):

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 from suitegen.synth.semantics import F32, F64, I32, UB, CType
 
 MODES = {"rn": ("RoundToNearest", "FE_TONEAREST"), "rz": ("RoundToZero", "FE_TOWARDZERO"),
          "ru": ("RoundUp", "FE_UPWARD"), "rd": ("RoundDown", "FE_DOWNWARD")}
-OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+OPS = {"add": ("+", operator.add), "sub": ("-", operator.sub), "mul": ("*", operator.mul),
+       "div": ("/", operator.truediv)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -75,11 +77,11 @@ def _table() -> tuple[dict[str, tuple], dict[str, tuple]]:
     prelude line)."""
     out, exact = {}, {}
     for t, p, c in ((F32, "f", "float"), (F64, "d", "double")):
-        for op, sym in OPS.items():
+        for op, (sym, fn) in OPS.items():
             for mode in MODES:
                 name = f"sg_{p}{op}_{mode}"
                 host = _fenv(mode, c, f"a_ {sym} b_", {"a": c, "b": c})
-                out[name] = (t, (t, t), functools.partial(_ieee, t, mode, lambda g, a, b, s=sym: _OP[s](a, b)),
+                out[name] = (t, (t, t), functools.partial(_ieee, t, mode, lambda g, a, b, fn=fn: fn(a, b)),
                              f"SG_HD {c} {name}({c} a, {c} b) {{ return SG_DEV(__{p}{op}_{mode}(a, b), {host}); }}")
         for mode in MODES:  # to int, and from int
             how = {"rn": round, "rz": math.trunc, "ru": math.ceil, "rd": math.floor}[mode]
@@ -171,7 +173,6 @@ def _bounded() -> dict[str, tuple]:
     return out
 
 
-_OP = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b}
 ROUNDED, EXACT = _table()
 CALLS = {**ROUNDED, **EXACT}  # the rounding policy's
 BOUNDED = _bounded()

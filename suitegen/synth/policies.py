@@ -80,13 +80,11 @@ POLICIES = {
                         ops=(("+", 3), ("-", 3), ("*", 3), ("/", 1), ("<", 1), ("==", 1), ("!=", 1)),
                         nodes=(("bin", 4), ("un", 1), ("cast", 2), ("cond", 1), ("intrin", 8), ("call", 1)),
                         intrinsics=tuple((name, 1) for name in float_calls.CALLS)),
-    # the math functions the guide bounds in ulps (their result cut to a cell the bound stays in) and those of 0 ulp
-    "math": replace(BASE, name="math", types=((s.F32, 4), (s.F64, 3), (s.I32, 2), (s.BOOL, 1)),
-                    ops=(("+", 3), ("-", 3), ("*", 3), ("/", 1), ("<", 1), ("==", 1), ("!=", 1)),
-                    nodes=(("bin", 4), ("un", 1), ("cast", 2), ("cond", 1), ("intrin", 8), ("call", 1)),
-                    intrinsics=tuple((name, 3) for name in float_calls.BOUNDED) + tuple(
-                        (name, 1) for name in float_calls.EXACT)),
 }
+# the math functions the guide bounds in ulps (their result cut to a cell the bound stays in) and those of 0 ulp, among
+# the rounding policy's float arithmetic
+POLICIES["math"] = replace(POLICIES["rounding"], name="math", intrinsics=tuple(
+    (name, 3) for name in float_calls.BOUNDED) + tuple((name, 1) for name in float_calls.EXACT))
 # What a generated corpus draws from (synth.corpus, synth.inject.matrix): fixed, so that program N of a seed stays
 # the program its deviations and two toolkits' runs name. A policy added since joins the campaigns' mix alone
 # (``populate.generated`` without ``mix``: every policy).
