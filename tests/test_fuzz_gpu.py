@@ -42,3 +42,20 @@ def test_a_planted_nvcc_fault_is_confirmed_and_reduced(tmp_path):
     assert found and all(f["reduced_still_differs"] for f in found), found
     best = min(found, key=lambda f: f["lines"])
     assert " * " in best["reproducer"] and best["lines"] <= 40, best["reproducer"]
+
+
+def test_a_reproducer_s_device_forms_compute_what_it_computes(tmp_path):
+    """Every device form of the reproducers of 24 generated programs (every policy) prints OK on the GPU: the forms
+    a finding may be reported in keep the device meaning of the file the reduction judged."""
+    from suitegen.compilers import toolchain
+    from suitegen.campaigns.fuzz import BUILDS
+    from suitegen.compilers.modules import build_program
+    from suitegen.synth import emit, policies, populate, present, reduce
+    tc = toolchain.probe(toolchain.discover()[0])
+    for k in range(24):
+        program = populate.generate("forms-gpu", k, sorted(policies.POLICIES)[k % len(policies.POLICIES)])
+        for j, form in enumerate(present.forms(emit.standalone(program, reduce.expected(program)))):
+            exe, log = build_program(tc, BUILDS["default"], form, tmp_path / f"{k}-{j}")
+            assert exe is not None, log[-2000:]
+            ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+            assert ran.stdout.strip().endswith("OK"), (program.policy, ran.stdout, form)

@@ -73,6 +73,7 @@ class Options:
     reduce_budget: float = 300.0
     max_programs: int | None = None
     use_cache: bool = True
+    known: Path | None = None  # a findings database whose bugs count as known (read, never written)
 
 
 @dataclass
@@ -483,7 +484,7 @@ class Campaign:
                 findings.append({"kind": "repeat", "failing": list(sig) if kind == "wrong" else [sig],
                                  "count": n - limit, "of": kind})
         filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in triage.FILED],
-                                     self.opts.seed, say=self.say)
+                                     self.opts.seed, say=self.say, known=self.opts.known)
         return filed + [f for f in findings if f["kind"] not in triage.FILED]
 
     def _investigate_one(self, s: dict, deadline: float) -> dict | None:
@@ -582,13 +583,16 @@ def _campaign_options(args) -> tuple[Toolchain, Options]:
     archs.check([tc], [args.arch])  # as run --arch: a target the toolchain does not list is a usage error
     for b in builds:  # NVRTC has no option for some builds: say so before the campaign starts
         BUILDS[b].argv(tc, "fuzz.cu", "fuzz.out")
+    if args.known:
+        triage.known_buckets(Path(args.known))  # a missing or damaged one is a usage error before anything runs
     hosts = tuple(h for h in args.host_builds.split(",") if h)
     if any(h not in host_check.HOST_BUILDS for h in hosts) or not hosts:
         raise UsageError(f"--host-builds {args.host_builds!r}: known {', '.join(host_check.HOST_BUILDS)}")
     return tc, Options(seed=args.seed, host_builds=hosts, budget=parse_budget(args.budget), out=_folder(args),
                        builds=builds, policy=args.policy, per_file=args.per_file, jobs=args.jobs or os.cpu_count() or 2,
                        host=args.host, arch=args.arch, reduce=not args.no_reduce,
-                       reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs)
+                       reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs,
+                       known=Path(args.known) if args.known else None)
 
 
 def _folder(args) -> Path:
@@ -659,6 +663,7 @@ def resume_command(args) -> str:
              args.builds, "--host-builds", args.host_builds, "--per-file", str(args.per_file), "--arch", args.arch,
              "--reduce-budget", args.reduce_budget]
     for flag, value in (("--nvcc", args.nvcc), ("--policy", args.policy), ("--max-programs", args.max_programs),
+                        ("--known", args.known),
                         ("-j", args.jobs or None), ("--programs", ",".join(map(str, args.programs or ())) or None)):
         if value is not None:
             words += [flag, str(value)]

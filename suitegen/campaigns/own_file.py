@@ -141,20 +141,6 @@ def rerun(ran: Ran) -> str | None:
     return None if done.timed_out else done.output[-OUTPUT:]
 
 
-def sanitized(toolchain, ran: Ran) -> str:
-    """Return what compute-sanitizer's memcheck says of a built program: "clean", its first error, or why it did not
-    run ("" where the toolkit has no compute-sanitizer)."""
-    tool = shutil.which("compute-sanitizer") or str(Path(toolchain.nvcc).parent / "compute-sanitizer")
-    if ran.exe is None or not Path(tool).is_file():
-        return ""
-    done = procs.run((tool, "--tool", "memcheck", "--error-exitcode", "99", str(ran.exe)), timeout=10 * RUN_SECONDS,
-                     cwd=ran.exe.parent, core=False)
-    if done.returncode != 99:
-        return "clean" if not done.timed_out else "did not finish"
-    line = next((l for l in done.output.splitlines() if "=========" in l and ("Invalid" in l or "rror" in l)), "")
-    return "errors: " + line.replace("=========", "").strip()[:200]
-
-
 def refreshed(campaign, good, text: str) -> str | None:
     """Return a reproducer whose expected table holds the good build's values (where it is a ``suitegen fuzz``
     reproducer whose table the cut left stale), or None where the text is not one or the good build says nothing."""
@@ -178,7 +164,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     builds = {b.name: b for b in campaign.builds}
     good = next(r for r in runs.values() if r.right)
     bad = next(r for r in runs.values() if r.built and not r.right)
-    check = {f"original {r.build}": sanitized(campaign.tc, r) for r in (good, bad)}
+    check = {f"original {r.build}": triage.sanitized(campaign.tc, r.exe) for r in (good, bad)}
     if check[f"original {good.build}"] not in ("", "clean"):
         return {"kind": triage.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
                 "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
@@ -192,7 +178,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
         folder = Path(tempfile.mkdtemp(prefix=f"again{k}", dir=campaign.scratch))
         again.append({name: behave(campaign.tc, builds[name], small, folder / name) for name in runs})
     last = again[-1]
-    check.update({f"reduced {name}": sanitized(campaign.tc, last[name]) for name in (good.build, bad.build)})
+    check.update({f"reduced {name}": triage.sanitized(campaign.tc, last[name].exe) for name in (good.build, bad.build)})
     # What is claimed is what a person sees who runs it: every build right on the original is right on it, both times,
     # and the wrong build is wrong both times.
     still = all(a[n].right for a in again for n, r in runs.items() if r.right) and all(

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import shutil
 import struct
 import tempfile
 import time
@@ -28,7 +29,7 @@ from suitegen.execute import host_check
 from suitegen.model import Compiler, UsageError, digest
 from suitegen.report.diff import Entry
 from suitegen.report.run_folder import new_run_id
-from suitegen.synth import emit, ir, populate, reduce, textual
+from suitegen.synth import emit, ir, populate, present, reduce, textual
 
 
 # The findings database every campaign of the default folders (``reports/fuzz/seed-S``, beside it) and every run
@@ -253,6 +254,13 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"]
+    final = final_form(campaign, text, bad, good)
+    text = final["reproducer"]
+    if final["sanitizer"].get(good) not in (None, "", "clean"):  # the right build's program is not memcheck-clean
+        return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
+                "failing": sorted(failing), "undefined": [good], "statuses": first, "sanitizer": final["sanitizer"],
+                "reproducer": text, "why": f"compute-sanitizer's memcheck finds errors in the {good} build's program: "
+                                          "the program is at fault (a defect of suitegen's to fix), not a compiler"}
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
             "reduced_still_differs": again, "observed": observed, "size": size[0],
@@ -260,26 +268,59 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
                         "passing": sorted(b for b, st in rejudged.items() if st == "ok")},
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
-            "standalone": standalone_runs(campaign, text, bad, good), "reproducer": text, "shape": shape(small),
+            "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
+            "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
 
 
-def standalone_runs(campaign, text: str, bad: str, good: str | None) -> dict[str, str]:
-    """Build the reproducer file itself under the bad and the good build (nvcc), run each, and return what
-    each printed last (``WRONG n`` or ``OK``): what a user who runs its commands sees."""
+def final_form(campaign, text: str, bad: str, good: str | None) -> dict:
+    """Build the reproducer file and each of its shorter device forms (``present.forms``) alone under the bad and the
+    good build, and run each program twice; keep the shortest form whose bad build prints what the file's does and
+    whose good build prints ``OK``, every time; then run compute-sanitizer's memcheck on the kept form's programs.
+    Return the text kept, what each build printed last (``WRONG n`` / ``OK``), whether the file reproduced (both
+    runs), and memcheck's word per build (empty where no GPU runs nvcc's builds)."""
+    kept = {"reproducer": text, "standalone": {}, "reproduces": None, "sanitizer": {}}
     if campaign.runner is None or campaign.tc.kind is Compiler.NVRTC or "host-" in bad + (good or ""):
-        return {}
-    out = {}
-    for name in filter(None, (bad, good)):
-        build = next(b for b in campaign.builds if b.name == name)
-        exe, log = modules.build_program(campaign.tc, build, text, Path(tempfile.mkdtemp(prefix="s", dir=campaign.scratch)))
-        if exe is None:
-            out[name] = f"no program: {log[-200:]}"
-            continue
-        ran = procs.run((str(exe),), timeout=120)
-        out[name] = (ran.output.strip().splitlines() or ["(nothing)"])[-1]
-    return out
+        return kept
+    names = [n for n in (bad, good) if n]
+    builds = {b.name: b for b in campaign.builds}
+
+    def runs(candidate: str) -> dict[str, tuple]:
+        out = {}
+        for name in names:
+            exe, log = modules.build_program(campaign.tc, builds[name], candidate,
+                                             Path(tempfile.mkdtemp(prefix="s", dir=campaign.scratch)))
+            out[name] = (exe, [procs.run((str(exe),), timeout=120).output.strip() for _ in range(2)] if exe else
+                         [f"no program: {log[-200:]}"] * 2)
+        return out
+    candidates = [*present.forms(text), text]
+    ran = list(campaign.pool.map(runs, candidates))
+    first = ran[-1][bad][1][0]
+
+    def holds(r: dict) -> bool:
+        return (r[bad][0] is not None and all(o == first for o in r[bad][1]) and not first.endswith("OK")
+                and all(o.endswith("OK") for n in names[1:] for o in r[n][1]))
+    at = next((i for i, r in enumerate(ran) if holds(r)), len(ran) - 1)
+    chosen = ran[at]
+    kept.update(reproducer=candidates[at], reproduces=holds(chosen),
+                standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
+                sanitizer={n: sanitized(campaign.tc, chosen[n][0]) for n in names})
+    return kept
+
+
+def sanitized(toolchain, exe: Path | None) -> str:
+    """Return what compute-sanitizer's memcheck says of a built program: "clean", its first error, or why it did not
+    run ("" where the toolkit has no compute-sanitizer)."""
+    tool = shutil.which("compute-sanitizer") or str(Path(toolchain.nvcc).parent / "compute-sanitizer")
+    if exe is None or not Path(tool).is_file():
+        return ""
+    done = procs.run((tool, "--tool", "memcheck", "--error-exitcode", "99", str(exe)), timeout=600,
+                     cwd=exe.parent, core=False)
+    if done.returncode != 99:
+        return "clean" if not done.timed_out else "did not finish"
+    line = next((l for l in done.output.splitlines() if "=========" in l and ("Invalid" in l or "rror" in l)), "")
+    return "errors: " + line.replace("=========", "").strip()[:200]
 
 
 def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict:
@@ -356,7 +397,7 @@ def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = 
     """Return the smallest text found, line by line (``textual.shrink``, candidates built side by side on the
     campaign's pool), on which ``build`` still crashes with the crash it crashes with on ``text``, reporting no error
     it did not report (``crash_errors``; ``log``: that build's log, where the caller has it; else ``text`` is built
-    first)."""
+    first), starting from its shortest device form that crashes so (``present.forms``)."""
     if log is None:
         first = modules.build_module(campaign.tc, build, text,
                                      Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch)), timeout=600,
@@ -371,6 +412,8 @@ def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = 
         built = modules.build_module(campaign.tc, build, candidate, folder, timeout=600, use_cache=False)
         return (time.monotonic() < deadline and built.crashed and crash_signature(built.log) == signature
                 and crash_errors(built.log) <= errors)
+    forms = present.forms(text)  # device code alone first (a crash needs no host form), the shortest that crashes
+    text = next((f for f, bad in zip(forms, _each(campaign, still_crashes, forms)) if bad), text)
     return textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=campaign.opts.jobs)
 
 
@@ -463,17 +506,18 @@ def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
     return out
 
 
-def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print) -> list[dict]:
+def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print, known: Path | None = None) -> list[dict]:
     """Add findings to the database (under its lock: campaigns that end together keep each other's findings);
-    return each with ``known`` set where its bucket was already there. A damaged database is kept aside, and
-    ``say`` is told."""
+    return each with ``known`` set where its bucket was already there, or in the database ``known`` (read only). A
+    damaged database is kept aside, and ``say`` is told."""
+    before = set(known_buckets(known)) if known is not None else set()
     with _held(db_path):
         db = _read_database(db_path, say)
         out = []
         for f in findings:
             key = bucket(f)
             entry = db["findings"].get(key)
-            known = entry is not None
+            was = entry is not None or key in before
             if entry is None:
                 entry = db["findings"][key] = {"first": f, "hits": 0, "campaigns": []}
             entry["hits"] += 1
@@ -481,12 +525,25 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print)
                 entry["campaigns"].append(campaign)
             if f.get("program_id") and f["program_id"] not in entry.setdefault("programs", []):
                 entry["programs"].append(f["program_id"])  # a run's generated program this finding explains
-            out.append(dict(f, bucket=key, known=known, hits=entry["hits"]))
+            out.append(dict(f, bucket=key, known=was, hits=entry["hits"]))
         data = json.dumps(db, indent=1).encode()
         cache.write_file(db_path, data)  # a temp file of its own, then a rename
         if db_path.read_bytes() != data:
             raise UsageError(f"{db_path}: the findings database could not be written (a full or read-only disk?)")
     return out
+
+
+def known_buckets(path: Path) -> list[str]:
+    """Return the buckets of a findings database read only (``--known``); raise UsageError where it is missing or
+    damaged."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UsageError(f"--known {path}: {exc.strerror or exc}") from None
+    why = _damage(text)
+    if why is not None:
+        raise UsageError(f"--known {path}: not a findings database ({why})")
+    return list(json.loads(text)["findings"])
 
 
 def read_findings(db_path: Path, say=print) -> dict:
