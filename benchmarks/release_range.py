@@ -3,7 +3,7 @@
     python benchmarks/release_range.py build OUT REPRO.cu...   # CPU machine: every registered nvcc release
     python benchmarks/release_range.py run OUT                 # GPU machine (no package index): runs them all
 
-``build`` compiles each reproducer's kernel to a cubin under the default flags and ``-Xptxas -O0`` with every
+``build`` compiles each reproducer's kernel to a cubin under the default flags, ``-Xptxas -O0`` and ``-Xcicc -O0`` with every
 toolchain ``suitegen toolchain list`` knows (install releases with ``suitegen toolchain add``), and writes a
 manifest with the launch and the expected cells (the reproducer's own ``sg_expect``). ``run`` loads every cubin
 through cupy, runs the kernel and prints, per reproducer, which releases give the right cells.
@@ -31,7 +31,7 @@ def build(out: Path, repros: list[str]) -> None:
         entry = {"repro": Path(repro).name, **parse_reproducer(Path(repro).read_text()), "cubins": {}}
         for version, nvcc in sorted(tcs.items(), key=lambda kv: tuple(map(int, kv[0].split(".")))):
             assert probe(nvcc).version_str == version
-            for label, extra in (("default", ()), ("ptxas-O0", ("-Xptxas", "-O0"))):
+            for label, extra in (("default", ()), ("ptxas-O0", ("-Xptxas", "-O0")), ("cicc-O0", ("-Xcicc", "-O0"))):
                 cubin = out / f"{Path(repro).stem}-{version}-{label}.cubin"
                 argv = [nvcc, "-std=c++17", *BASE_FLAGS, "-arch=sm_90", *extra, "-cubin", repro, "-o", str(cubin)]
                 done = subprocess.run(argv, capture_output=True, text=True)

@@ -13,6 +13,7 @@ from suitegen.cases.render import Renderer
 from suitegen.compilers import batch, modules
 from suitegen.compilers.toolchain import probe
 from suitegen.campaigns import fuzz, triage
+from suitegen.model import UsageError
 from conftest import minimal_elf
 from test_nvrtc import nvrtc_lib  # noqa: F401 (the real NVRTC library, installed once)
 
@@ -464,3 +465,24 @@ def test_findings_of_one_symptom_share_a_bucket_whatever_their_reduced_shape():
     assert len({triage.bucket(f) for f in (as_int[0], high, fault, other[0])}) == 4
     assert triage.bucket(finding(as_int[0]["observed"], "a", ("cicc-O0",))) != triage.bucket(as_int[0]), \
         "the builds that get it wrong are part of what a bug does"
+
+
+def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_as_known(tmp_path):
+    """cicc's -O0 segfault reduced to two programs of different shapes is one bug (the line that names the crash);
+    a campaign given that bug's database with ``--known`` counts it as known and leaves that database as it was; a
+    ``--known`` that is missing or damaged is a usage error."""
+    def crash(shape):
+        return {"kind": "crash", "stage": "compiler crash (cicc-O0)", "failing": ["cicc-O0"], "shape": shape,
+                "log": "Segmentation fault\n"}
+    assert triage.bucket(crash("switch:f10")) == triage.bucket(crash("switch:f25"))
+    assert triage.bucket(crash("a")) != triage.bucket(dict(crash("a"), log="Aborted (core dumped)\n"))
+    known = tmp_path / "known.json"
+    triage.file_findings(known, [crash("switch:f10")], "earlier")
+    before = known.read_text()
+    filed = triage.file_findings(tmp_path / "db.json", [crash("switch:f25"), dict(crash("x"), log="Aborted\n")], "now",
+                                 known=known)
+    assert [f["known"] for f in filed] == [True, False]
+    assert known.read_text() == before
+    for bad in (tmp_path / "none.json", tmp_path / "db.json.lock"):
+        with pytest.raises(UsageError, match="--known"):
+            triage.known_buckets(bad)

@@ -408,7 +408,7 @@ class Campaign:
                     break
                 if time.monotonic() - last > 5:
                     last = time.monotonic()
-                    self.say(self.progress(time.monotonic() - start))
+                    self.say(self.progress(base_seconds + time.monotonic() - start))
                 if time.monotonic() > deadline:  # files still being generated are left for the next leg
                     for i in [i for i, g in gens.items() if not g.ready()]:
                         del gens[i]
@@ -419,7 +419,7 @@ class Campaign:
             gen_pool.join()
             self.tally.seconds = base_seconds + time.monotonic() - start
             self.save_state()
-        self.say(self.progress(time.monotonic() - start))
+        self.say(self.progress(base_seconds + time.monotonic() - start))
         return self.tally.generated
 
     def progress(self, elapsed: float) -> str:
@@ -644,11 +644,14 @@ def _campaign(args, campaign: Campaign) -> int:
     new = [f for f in findings if f["kind"] in (*triage.FILED, "build") and not f.get("known")]
     bugs, refusals = triage.distinct_bugs(findings), [f for f in findings if f["kind"] == "build"]
     ours = [f for f in findings if f["kind"] == triage.PROGRAM_FAULT]
+    unclaimed = [f for f in findings if f["kind"] == triage.HARNESS]
     print(f"fuzz: {campaign.tally.wrong} wrong programs, {len(bugs)} distinct bugs "
           f"({sum(bool(f.get('known')) for f in bugs.values())} of them known), "
           f"{len(refusals)} kinds of refusal of valid programs"
           + (f"; {len(ours)} programs at fault themselves (undefined behaviour: suitegen's defect, not a finding)"
-             if ours else ""))
+             if ours else "")
+          + (f"; {len(unclaimed)} wrong only as the campaign runs them (right as a file built alone: not claimed)"
+             if unclaimed else ""))
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:
         if f["kind"] == "wrong-code":

@@ -256,6 +256,12 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             text, observed = lines["reproducer"], lines["observed"]
     final = final_form(campaign, text, bad, good)
     text = final["reproducer"]
+    if final["reproduces"] is False and again:  # the campaign's builds show it, the file built alone does not
+        return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
+                "failing": sorted(failing), "standalone": final["standalone"], "reproducer": text,
+                "observed": observed, "why": f"wrong under {bad} as the campaign builds and runs it (a module loaded by "
+                "the GPU workers), right when its reproducer file is built alone and run: the difference lies in how "
+                "the campaign builds or runs it, a question for suitegen first; not claimed as a compiler bug"}
     if final["sanitizer"].get(good) not in (None, "", "clean"):  # the right build's program is not memcheck-clean
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "undefined": [good], "statuses": first, "sanitizer": final["sanitizer"],
@@ -459,8 +465,10 @@ def _commands(campaign, bad: str, good: str | None) -> list[str]:
 
 def bucket(finding: dict) -> str:
     """Return the key under which the database files a finding: what goes wrong (its stage, the builds that get it
-    wrong, and its symptom where the wrong cells show one, else the shape of its reduced program)."""
-    what = symptom(finding.get("observed") or []) or finding.get("shape")
+    wrong, and its symptom where the wrong cells show one, else the shape of its reduced program; for a crash, the
+    line that names it: reductions of one crash to different programs are one bug)."""
+    crash = crash_signature(finding.get("log") or "") if finding.get("kind") == "crash" else ""
+    what = crash or symptom(finding.get("observed") or []) or finding.get("shape")
     return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), what, length=12)
 
 
@@ -493,6 +501,7 @@ def _as_integer(bits: int) -> int | None:
 
 FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
 PROGRAM_FAULT = "program-fault"  # a wrong program the host build's sanitizer blames on the program: ours, never filed
+HARNESS = "campaign-only"  # wrong as the campaign builds and runs it, right as a file built alone: never filed
 
 
 def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
