@@ -53,6 +53,10 @@ def _markdown(f: dict, suffix: str) -> str:
     if f.get("reduced"):
         builds.append(f"- the reduced program, judged again under every build: {_rejudged(f)}")
     builds += [f"- built alone under {b}, the reproducer prints: {r}" for b, r in f.get("standalone", {}).items()]
+    if f.get("reproduces") is not None:
+        builds.append("- built alone and run twice under each build: " +
+                      ("the same both times" if f["reproduces"] else "it does not show the bug"))
+    builds += [f"- compute-sanitizer memcheck, {b} build: {r}" for b, r in (f.get("sanitizer") or {}).items() if r]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
     return "\n".join([f"# {title}", "", *what, "", "## Builds", "", *builds, "", "## Reproduce", "", "```sh",
