@@ -486,3 +486,19 @@ def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_a
     for bad in (tmp_path / "none.json", tmp_path / "db.json.lock"):
         with pytest.raises(UsageError, match="--known"):
             triage.known_buckets(bad)
+
+
+def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed_release():
+    from suitegen.report.diff import Entry
+
+    def runs(verdicts: str) -> list:
+        versions = ["13.0.48", "13.0.88", "13.3.33", "13.4.92", "13.5.37"]
+        return [(v, [Entry(case_id="fuzz/b", rule="fuzz/b", section="fuzz", std="c++17", arch="sm_90",
+                           verdict="FAIL" if c == "x" else "PASS")]) for v, c in zip(versions, verdicts)]
+    assert triage.release_range(runs("xxxx.")) == {"b": "wrong in 13.0.48 - 13.4.92; first fixed: 13.5.37"}
+    assert triage.release_range(runs("xxxxx")) == {"b": "wrong in 13.0.48 - 13.5.37; first fixed: none yet"}
+    assert triage.release_range(runs("..xxx")) == \
+        {"b": "wrong in 13.3.33 - 13.5.37; first fixed: none yet; right before, last in 13.0.88"}
+    assert triage.release_range(runs("x.x..")) == \
+        {"b": "wrong in 13.0.48 - 13.3.33 (not in every release between); first fixed: 13.4.92"}
+    assert triage.release_range(runs(".....")) == {"b": "right in every release checked (13.0.48 - 13.5.37)"}

@@ -802,10 +802,14 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float) 
 
 def releases_command(args) -> int:
     """``suitegen fuzz --releases LOW..HIGH``: where each finding of a campaign appears and disappears, over
-    every nvcc release in the range (installed as ``toolchain add`` does), through ``history.releases``."""
+    every nvcc release in the range (installed as ``toolchain add`` does), through ``history.releases``; each finding's
+    range (first wrong, last wrong, first fixed) goes into its report. ``--builds-to DIR``: build here (crashes are
+    judged here) and keep the modules for a GPU machine; ``--builds-from DIR``: run the modules kept there, installing
+    nothing."""
     from suitegen.compilers import registry, toolchain
     from suitegen.history import releases as bisect
     from suitegen.execute.gpus import GpuPool, detect_gpu
+    from suitegen.report import fuzz_page
     low, _, high = args.releases.partition("..")
     out = _folder(args)
     saved = saved_findings(out)
@@ -813,26 +817,59 @@ def releases_command(args) -> int:
         raise UsageError(f"--releases: {out / 'findings.json'} is missing or damaged: run the campaign first")
     findings = [f for f in saved if f.get("kind") in ("wrong-code", "crash") and f.get("reproducer")]
     runner, gpu = None, detect_gpu()
-    if gpu.available and not args.no_gpu:
+    if gpu.available and not args.no_gpu and not args.builds_to:
         from suitegen.execute.fatbin import FatbinRunner
         runner = FatbinRunner(GpuPool(os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.devices), 120.0)
-    elif any(f["kind"] == "wrong-code" for f in findings):
-        print("fuzz --releases: no GPU here: wrong-code findings are not checked (crashes are); "
-              "benchmarks/release_range.py builds them here and runs them on a GPU machine")
+    elif any(f["kind"] == "wrong-code" for f in findings) and not args.builds_to:
+        print("fuzz --releases: no GPU here: wrong-code findings are not checked (crashes are); build them here with "
+              "--builds-to DIR and run them on a GPU machine with --builds-from DIR")
     tc = toolchain.probe(registry.resolve(args.nvcc or (toolchain.discover() or ["nvcc"])[0]))
     campaign = Campaign(tc, Options(seed=args.seed, budget=0, out=out, arch=args.arch), runner)
+    runs: list[tuple[str, list]] = []
+    kept = Path(args.builds_to or args.builds_from or out / "releases")
 
     def run(name: str, folder: Path) -> list:
-        folder.mkdir(parents=True, exist_ok=True)
-        return triage.release_records(campaign, toolchain.probe(registry.resolve(name)), findings, folder)
+        if args.builds_from:  # the modules a CPU machine built with this release
+            builds = json.loads((kept / name / "builds.json").read_text())
+            for b in builds:
+                b["module"] = b["module"] and str(kept / name / b["module"])
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            builds = triage.release_builds(campaign, toolchain.probe(registry.resolve(name)), findings, folder)
+        if args.builds_to:
+            for b in builds:
+                if b["module"]:
+                    b["module"] = shutil.copy(b["module"], folder / f"{b['bucket']}{Path(b['module']).suffix}")
+                    b["module"] = Path(b["module"]).name
+            (folder / "builds.json").write_text(json.dumps(builds, indent=1))
+        records = triage.release_verdicts(runner, builds)
+        runs.append((name.removeprefix("nvcc-"), records))
+        return records
+
+    def listing(low_, high_) -> list[str]:  # the releases whose builds were kept, where they are run
+        every = [d.name for d in kept.iterdir() if (d / "builds.json").is_file()] if kept.is_dir() else []
+        return sorted((v for v in every if bisect.version_key(low_) <= bisect.version_key(v)
+                       <= bisect.version_key(high_)), key=bisect.version_key)
     try:
-        versions, changes, judged = bisect.bisect(low, high or low, run, out / "releases")
+        if args.builds_from:
+            versions, changes, judged = bisect.bisect(low, high or low, run, kept, add=lambda v: {"name": v},
+                                                      listing=listing)
+        else:
+            versions, changes, judged = bisect.bisect(low, high or low, run, kept)
     finally:
         campaign.close()
         if runner is not None:
             runner.close()
+    ranges = triage.release_range(runs)
     text = [f"{judged} findings over {len(versions)} releases ({', '.join(versions)}):"]
+    text += [f"fuzz/{bucket}: {r}" for bucket, r in ranges.items()]
     text += [c.describe() for c in changes] or ["no finding changed between these releases"]
     (out / "releases.md").write_text("\n".join(text) + "\n")
+    if not args.builds_to:  # each finding's report says its range
+        for f in saved:
+            if f.get("bucket") in ranges:
+                f["releases"] = ranges[f["bucket"]]
+        fuzz_page.write(out, json.loads((out / "campaign.json").read_text()) if (out / "campaign.json").is_file()
+                        else campaign.state(), saved)
     print("\n".join(text))
     return 0

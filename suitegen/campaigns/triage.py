@@ -616,24 +616,59 @@ def parse_reproducer(text: str) -> dict:
 def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> list[Entry]:
     """Return one diff entry per finding for one release (the run callback of ``history.releases``): a crash is
     built again; a wrong result is built and run on the GPU (without one it is not checked)."""
-    records = []
+    return release_verdicts(campaign.runner, release_builds(campaign, toolchain, findings, folder))
+
+
+def release_builds(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
+    """Build each finding's kernel with one release (the reproducer's ``main`` is host code, left out): whether it
+    crashed, the module built, its launch and expected cells, and the build's name, target and flags."""
+    out = []
     for f in findings:
         build = next(b for b in campaign.builds if b.name == (f.get("build") or f.get("bad")))
-        where = Path(tempfile.mkdtemp(prefix="r", dir=folder))
-        if f["kind"] == "wrong-code" and campaign.runner is None:
-            continue
         source = f["reproducer"]
-        if f["kind"] == "wrong-code":  # the kernel only: the reproducer's main is host code
+        if f["kind"] == "wrong-code":
             source = source.split("#include <cstdio>\nstatic const unsigned long long sg_expect", 1)[0]
-        built = modules.build_module(toolchain, build, source, where, timeout=600, use_cache=False)
-        verdict, run = ("FAIL" if built.crashed else "PASS"), None
-        if f["kind"] == "wrong-code" and built.ok:
-            want = parse_reproducer(f["reproducer"])
-            result, outs = campaign.runner.cells(built.module, [(want["kernel"], want["blocks"], want["threads"],
-                                                                 len(want["expect"]))])
+        built = modules.build_module(toolchain, build, source, Path(tempfile.mkdtemp(prefix="r", dir=folder)),
+                                     timeout=600, use_cache=False)
+        out.append({"bucket": f["bucket"], "kind": f["kind"], "build": build.name, "arch": build.arch,
+                    "flags": list(build.flags), "crashed": built.crashed, "ok": built.ok,
+                    "module": str(built.module) if built.ok and f["kind"] == "wrong-code" else None,
+                    "launch": parse_reproducer(f["reproducer"]) if f["kind"] == "wrong-code" else None})
+    return out
+
+
+def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
+    """Return the diff entries of one release's ``release_builds``: a crash's from its build; a wrong result's from its
+    module run on the GPU (``runner``; without one, none)."""
+    records = []
+    for b in builds:
+        if b["kind"] == "wrong-code" and runner is None:
+            continue
+        verdict, run = ("FAIL" if b["crashed"] else "PASS"), None
+        if b["kind"] == "wrong-code" and b["module"]:
+            want = b["launch"]
+            result, outs = runner.cells(Path(b["module"]), [(want["kernel"], want["blocks"], want["threads"],
+                                                             len(want["expect"]))])
             run = result.status.value
             verdict = "PASS" if outs is not None and outs[0] == want["expect"] else "FAIL"
-        records.append(Entry(case_id=f"fuzz/{f['bucket']}", rule=f"fuzz/{f['bucket']}", section="fuzz",
-                             std="c++17", arch=build.arch, flags=tuple(build.flags), verdict=verdict,
-                             outcome="crashed" if built.crashed else "accepted" if built.ok else "rejected", run=run))
+        records.append(Entry(case_id=f"fuzz/{b['bucket']}", rule=f"fuzz/{b['bucket']}", section="fuzz", std="c++17",
+                             arch=b["arch"], flags=tuple(b["flags"]), verdict=verdict,
+                             outcome="crashed" if b["crashed"] else "accepted" if b["ok"] else "rejected", run=run))
     return records
+
+
+def release_range(runs: list[tuple[str, list[Entry]]]) -> dict[str, str]:
+    """Return each finding's release range from its verdicts in each release (oldest first): the first and last
+    release where it is wrong and the first after that where it is right ("none yet" where none is)."""
+    out = {}
+    for bucket in dict.fromkeys(e.case_id.removeprefix("fuzz/") for _, entries in runs for e in entries):
+        seen = [(v, e.verdict) for v, entries in runs for e in entries if e.case_id == f"fuzz/{bucket}"]
+        wrong = [i for i, (_, verdict) in enumerate(seen) if verdict == "FAIL"]
+        if not wrong:
+            out[bucket] = f"right in every release checked ({seen[0][0]} - {seen[-1][0]})"
+            continue
+        fixed = next((v for v, verdict in seen[wrong[-1] + 1:] if verdict == "PASS"), "none yet")
+        out[bucket] = f"wrong in {seen[wrong[0]][0]} - {seen[wrong[-1]][0]}" + \
+            ("" if len(wrong) == wrong[-1] - wrong[0] + 1 else " (not in every release between)") + \
+            f"; first fixed: {fixed}" + (f"; right before, last in {seen[wrong[0] - 1][0]}" if wrong[0] else "")
+    return out

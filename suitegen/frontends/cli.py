@@ -137,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--releases", type=options.checked(_release_range), metavar="LOW..HIGH", help="instead: where "
                     "each finding of the campaign appears and disappears over every nvcc release in the range "
                     "(installed like toolchain add)")
+    fz.add_argument("--builds-to", metavar="DIR", help="with --releases: build every finding with every release here "
+                    "(crashes are judged here) and keep the modules in DIR for a GPU machine")
+    fz.add_argument("--builds-from", metavar="DIR", help="with --releases: run the modules kept in DIR (--builds-to) on "
+                    "this machine's GPU, installing nothing")
     fz.add_argument("--save", metavar="BUCKET,...", help="instead: keep these confirmed findings of the campaign as "
                     "oracle cases (section fuzz-findings), each with a deviation for the releases in --when")
     fz.add_argument("--when", metavar="CONDITION", help="with --save: the releases where the finding is wrong, e.g. "
