@@ -502,3 +502,13 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
     assert triage.release_range(runs("x.x..")) == \
         {"b": "wrong in 13.0.48 - 13.3.33 (not in every release between); first fixed: 13.4.92"}
     assert triage.release_range(runs(".....")) == {"b": "right in every release checked (13.0.48 - 13.5.37)"}
+
+
+def test_a_finding_not_claimed_keeps_its_reproducer_in_findings_json_and_gets_no_folder(tmp_path):
+    from suitegen.report import fuzz_page
+    state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "tally": {
+        "generated": 1, "ran": 1, "host_checked": 0, "seconds": 1.0, "wrong": 1, "build_failures": 0}}
+    found = {"kind": triage.HARNESS, "index": 3, "reproducer": "int x;\n", "why": "right as a file built alone"}
+    page = fuzz_page.write(tmp_path, state, [found])
+    assert "campaign-only" in page.read_text() and not (tmp_path / "repro").exists()
+    assert json.loads((tmp_path / "findings.json").read_text()) == [found]

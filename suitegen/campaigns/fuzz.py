@@ -835,7 +835,8 @@ def releases_command(args) -> int:
                 b["module"] = b["module"] and str(kept / name / b["module"])
         else:
             folder.mkdir(parents=True, exist_ok=True)
-            builds = triage.release_builds(campaign, toolchain.probe(registry.resolve(name)), findings, folder)
+            where = Path(tempfile.mkdtemp(dir=campaign.scratch)) if args.builds_to else folder  # DIR: modules only
+            builds = triage.release_builds(campaign, toolchain.probe(registry.resolve(name)), findings, where)
         if args.builds_to:
             for b in builds:
                 if b["module"]:

@@ -254,13 +254,14 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"]
-    final = final_form(campaign, text, bad, good)
+    final = final_form(campaign, text, bad, good, built=emit.as_built(small, exp))
     text = final["reproducer"]
-    if final["reproduces"] is False and again:  # the campaign's builds show it, the file built alone does not
+    if final["reproduces"] is False and again:  # the campaign's builds show it, no file built alone does
         return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "standalone": final["standalone"], "reproducer": text,
                 "observed": observed, "why": f"wrong under {bad} as the campaign builds and runs it (a module loaded by "
-                "the GPU workers), right when its reproducer file is built alone and run: the difference lies in how "
+                "the GPU workers), right when built alone from a file and run, even from the campaign's own text of it: "
+                "the difference lies in how "
                 "the campaign builds or runs it, a question for suitegen first; not claimed as a compiler bug"}
     if final["sanitizer"].get(good) not in (None, "", "clean"):  # the right build's program is not memcheck-clean
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
@@ -280,10 +281,11 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
 
 
-def final_form(campaign, text: str, bad: str, good: str | None) -> dict:
+def final_form(campaign, text: str, bad: str, good: str | None, built: str | None = None) -> dict:
     """Build the reproducer file and each of its shorter device forms (``present.forms``) alone under the bad and the
     good build, and run each program twice; keep the shortest form whose bad build prints what the file's does and
-    whose good build prints ``OK``, every time; then run compute-sanitizer's memcheck on the kept form's programs.
+    whose good build prints ``OK``, every time (``built``: the program as the campaign's file held it, the last resort
+    where the reduced file shows nothing); then run compute-sanitizer's memcheck on the kept form's programs.
     Return the text kept, what each build printed last (``WRONG n`` / ``OK``), whether the file reproduced (both
     runs), and memcheck's word per build (empty where no GPU runs nvcc's builds)."""
     kept = {"reproducer": text, "standalone": {}, "reproduces": None, "sanitizer": {}}
@@ -300,14 +302,16 @@ def final_form(campaign, text: str, bad: str, good: str | None) -> dict:
             out[name] = (exe, [procs.run((str(exe),), timeout=120).output.strip() for _ in range(2)] if exe else
                          [f"no program: {log[-200:]}"] * 2)
         return out
-    candidates = [*present.forms(text), text]
+    candidates = [*present.forms(text), text, *([built] if built else [])]
     ran = list(campaign.pool.map(runs, candidates))
-    first = ran[-1][bad][1][0]
+    whole = len(candidates) - 1 - bool(built)  # the reduced file itself: what its forms must print
+    first = next((r[bad][1][0] for r in (ran[whole], ran[-1]) if r[bad][0] is not None
+                  and not r[bad][1][0].endswith("OK")), ran[whole][bad][1][0])
 
     def holds(r: dict) -> bool:
         return (r[bad][0] is not None and all(o == first for o in r[bad][1]) and not first.endswith("OK")
                 and all(o.endswith("OK") for n in names[1:] for o in r[n][1]))
-    at = next((i for i, r in enumerate(ran) if holds(r)), len(ran) - 1)
+    at = next((i for i, r in enumerate(ran) if holds(r)), whole)
     chosen = ran[at]
     kept.update(reproducer=candidates[at], reproduces=holds(chosen),
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},

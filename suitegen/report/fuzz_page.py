@@ -10,7 +10,7 @@ def write(out: Path, state: dict, findings: list[dict]) -> Path:
     """Write ``findings.json``, ``repro/<bucket>/`` and ``index.html`` under ``out``; return the page."""
     (out / "findings.json").write_text(json.dumps(findings, indent=1))
     for f in findings:
-        if f.get("reproducer"):
+        if f.get("reproducer") and f.get("bucket"):  # a filed finding (those not claimed keep theirs in findings.json)
             folder = out / "repro" / f["bucket"]
             folder.mkdir(parents=True, exist_ok=True)
             suffix = "cpp" if str(f.get("bad", "")).startswith("host-") else "cu"

@@ -422,8 +422,19 @@ STANDALONE_INCLUDE = "#include <cstdio>\n"  # a reproducer's one include, after 
 def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> str:
     """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell
     (``text``: the helpers and declarations to use instead of the program's own, such as a textually reduced form)."""
+    return alone(p, text) + _checking_main(p, expected)
+
+
+def as_built(p: ir.Program, expected: list[int]) -> str:
+    """Return the program's device code exactly as a campaign's file of it alone holds it (``source``), with the
+    ``main`` of ``standalone``: the reproducer of a bug that shows only in that context."""
+    return source([p]) + _checking_main(p, expected)
+
+
+def _checking_main(p: ir.Program, expected: list[int]) -> str:
+    """Return a reproducer's ``main``: it launches the program's kernel once and prints OK or each wrong cell."""
     n = p.cells
-    return (alone(p, text) + STANDALONE_INCLUDE + _table("sg_expect", expected) +
+    return (STANDALONE_INCLUDE + _table("sg_expect", expected) +
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
             f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
             "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
