@@ -3,7 +3,8 @@
 A program that checks its own results exits 0 when they are right (a reproducer of ``suitegen fuzz`` does, and prints
 ``OK`` or ``WRONG n``). Each build of ``--builds`` builds the file into a program, which runs: the builds whose
 programs exit 0 are the right ones, the others the wrong. The file is then cut line by line (``textual.shrink``) to the
-smallest text that still tells the first wrong build from the first right one (``Tells``): the wrong build's program
+smallest text that still tells the first wrong build from the first right one (``Tells``), starting from its
+shortest device form that does (``present.forms``, for a ``suitegen fuzz`` reproducer): the wrong build's program
 prints something else than the right one's, the same way (a fault stays a fault, a wrong value a wrong value). A
 line pass can make a program undefined (a value read before it is set, a function that flows off its end, a race),
 and an undefined program tells builds apart for no fault of theirs, so no candidate is kept unless a second right
@@ -29,7 +30,7 @@ from pathlib import Path
 from suitegen import procs
 from suitegen.campaigns import triage
 from suitegen.compilers import modules
-from suitegen.synth import textual
+from suitegen.synth import present, textual
 
 RUN_SECONDS = 60.0
 OUTPUT = 1 << 20  # what is kept of a program's output: all of a reproducer's cells, each on a line of its own
@@ -171,6 +172,8 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
     tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline,
                   frozenset(textual.missing_returns(text)))
+    forms = present.forms(text)  # its shortest device form that still tells the builds apart, where it has one
+    text = next((f for f, ok in zip(forms, tells(forms)) if ok), text) if forms else text
     small = textual.shrink(text, tells, width=campaign.opts.jobs)
     small = refreshed(campaign, builds[good.build], small) or small
     again = []
