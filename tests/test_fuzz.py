@@ -512,3 +512,19 @@ def test_a_finding_not_claimed_keeps_its_reproducer_in_findings_json_and_gets_no
     page = fuzz_page.write(tmp_path, state, [found])
     assert "campaign-only" in page.read_text() and not (tmp_path / "repro").exists()
     assert json.loads((tmp_path / "findings.json").read_text()) == [found]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_a_fault_s_report_says_how_much_stack_its_kernel_needs(tmp_path):
+    """ptxas's word on a kernel's stack (what a fault under -Xcicc -O0 may come from): a known cumulative size, or
+    none where recursion leaves it unknown and the driver gives each thread its default stack."""
+    import types
+    campaign = types.SimpleNamespace(tc=probe(shutil.which("nvcc")), scratch=tmp_path)
+    flat = ('extern "C" __global__ void sg_k_p1(unsigned long long *o) {\n  long long a[4] = {1, 2, 3, 4};\n'
+            "  o[0] = a[threadIdx.x % 4u];\n}\n")
+    deep = ("__device__ __noinline__ int f(int n) { return n ? f(n - 1) + 1 : 0; }\n"
+            'extern "C" __global__ void sg_k_p2(unsigned long long *o) { o[0] = f(threadIdx.x); }\n')
+    known = triage.stack_use(campaign, fuzz.BUILDS["cicc-O0"], flat)
+    assert re.search(r"kernel frame [1-9]\d* bytes; Used \d+ registers.*\d+ bytes cumulative stack size", known), known
+    unknown = triage.stack_use(campaign, fuzz.BUILDS["cicc-O0"], deep)
+    assert "no cumulative stack size" in unknown and re.search(r"largest callee frame [1-9]", unknown), unknown

@@ -276,6 +276,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
+            "stack": final.get("stack"),
             "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
@@ -316,7 +317,31 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     kept.update(reproducer=candidates[at], reproduces=holds(chosen),
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
                 sanitizer={n: sanitized(campaign.tc, chosen[n][0]) for n in names})
+    if "CUDA error" in first:  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
+        kept["stack"] = {n: stack_use(campaign, builds[n], candidates[at]) for n in names}
     return kept
+
+
+FRAME = re.compile(r"Function properties for (\S+)\n\s*(\d+) bytes stack frame")
+
+
+def stack_use(campaign, build, text: str) -> str:
+    """Return what ptxas says of the kernel's stack under ``build`` (``-Xptxas -v``): its own frame, its registers and
+    cumulative stack size (which ptxas leaves out where recursion makes it unknown: the driver then gives each thread
+    its default stack), and the largest frame among the functions it calls ("" where ptxas says nothing)."""
+    folder = Path(tempfile.mkdtemp(prefix="v", dir=campaign.scratch))
+    (folder / "repro.cu").write_text(text)
+    argv = build.argv(campaign.tc, str(folder / "repro.cu"), str(folder / "repro.cubin"))
+    log = procs.run((*argv, "-Xptxas", "-v"), timeout=600, cwd=folder).output
+    frames = {name: int(size) for name, size in FRAME.findall(log)}
+    kernel = next((n for n in frames if n.startswith("sg_k_")), None)
+    if kernel is None:
+        return ""
+    used = re.search(rf"Compiling entry function '{kernel}'.*?(Used [^\n]*)", log, re.S)
+    callees = max((v for n, v in frames.items() if n != kernel), default=0)
+    return (f"kernel frame {frames[kernel]} bytes; {used.group(1).strip() if used else ''}"
+            + ("" if used and "cumulative stack size" in used.group(1) else "; no cumulative stack size")
+            + f"; largest callee frame {callees} bytes")
 
 
 def sanitized(toolchain, exe: Path | None) -> str:

@@ -57,6 +57,7 @@ def _markdown(f: dict, suffix: str) -> str:
         builds.append("- built alone and run twice under each build: " +
                       ("the same both times" if f["reproduces"] else "it does not show the bug"))
     builds += [f"- compute-sanitizer memcheck, {b} build: {r}" for b, r in (f.get("sanitizer") or {}).items() if r]
+    builds += [f"- ptxas -v on the kernel, {b} build: {r}" for b, r in (f.get("stack") or {}).items() if r]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
     return "\n".join([f"# {title}", "", *what, "", "## Builds", "", *builds, "", "## Reproduce", "", "```sh",
