@@ -528,3 +528,23 @@ def test_a_fault_s_report_says_how_much_stack_its_kernel_needs(tmp_path):
     assert re.search(r"kernel frame [1-9]\d* bytes; Used \d+ registers.*\d+ bytes cumulative stack size", known), known
     unknown = triage.stack_use(campaign, fuzz.BUILDS["cicc-O0"], deep)
     assert "no cumulative stack size" in unknown and re.search(r"largest callee frame [1-9]", unknown), unknown
+
+
+@needs_gxx
+def test_the_campaign_s_layout_of_a_program_computes_on_the_host_what_its_short_layout_does(tmp_path):
+    """The line pass's second layout (the whole prelude and the program in its namespace, as a campaign's file holds
+    it, where a bug the short layout hides may show): its host build, the line pass's reference, gives the model's
+    values, as the short layout's does."""
+    from suitegen.execute import host_check
+    from suitegen.synth import emit, populate, reduce
+    for k, policy in enumerate(("narrow", "math", "loops")):
+        p = populate.generate("layout", k, policy)
+        exp = reduce.expected(p)
+        want = [exp[t * p.width + j] for t in range(p.lanes) for j in range(p.outputs)]
+        for whole in (False, True):
+            text = emit.reducible(p, whole)
+            assert ("namespace sg_" in text) == whole
+            got = host_check.values(emit.host_dump(p, text, whole), tmp_path / f"{k}{whole}",
+                                    host_check.HOST_BUILDS["host-O0"])
+            assert got == want, (policy, whole)
+        assert emit.standalone(p, exp, whole=True).endswith(emit.standalone(p, exp).split(emit.STANDALONE_INCLUDE)[-1])

@@ -141,9 +141,10 @@ class TextTester:
         self.good_cells: dict[str, list[int]] = {}
         self.bad_cells: dict[str, list[int]] = {}
         self.why = ""  # why the last text judged was not interesting (read after a batch of one)
+        self.whole = False  # the texts are of the campaign's layout (``emit.reducible(whole=True)``)
 
     def _gpu(self, build_name: str, text: str) -> list[int] | None:
-        return run_cells(self.c, build_name, emit.alone(self.p, text), self.p, use_cache=False)[2]
+        return run_cells(self.c, build_name, emit.alone(self.p, text, self.whole), self.p, use_cache=False)[2]
 
     def one(self, text: str) -> bool:
         if time.monotonic() > self.deadline:
@@ -153,7 +154,7 @@ class TextTester:
             self.why = f"the non-void function {lost} lost its return"
             return False
         p = self.p
-        host = host_check.values(emit.host_dump(p, text), Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
+        host = host_check.values(emit.host_dump(p, text, self.whole), Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
                                  host_check.HOST_BUILDS["host-O0"], cxx=getattr(self.c, "cxx", None))
         if host is None:
             self.why = "the host build failed, did not finish, or UBSan reported"
@@ -179,17 +180,20 @@ class TextTester:
 def reduce_text(tester: TextTester) -> dict:
     """Shrink a wrong program's text by lines and blocks (``textual.shrink``); return the text kept, the standalone
     reproducer, whose expected cells are the good build's, whether a fresh rerun still differs, and ``why`` it does
-    not (only ``why`` when the unreduced text already shows nothing)."""
+    not (only ``why`` when the unreduced text already shows nothing). The text starts as the program alone with the
+    helpers it uses; where that shows nothing, as the campaign's file held it (``emit.reducible(whole=True)``)."""
     program = tester.p
     text = emit.reducible(program)
-    if not tester([text])[0]:
-        return {"why": tester.why}
+    if not tester([text])[0]:  # the short layout hides it: the campaign's own layout, where it showed
+        why, tester.whole, text = tester.why, True, emit.reducible(program, whole=True)
+        if not tester([text])[0]:
+            return {"why": why}
     small = textual.shrink(text, tester, budget=2000, width=max(2, tester.c.opts.jobs),
-                           around=emit.kernel(program, alone=True))
+                           around=emit.kernel(program, alone=not tester.whole))
     expected, observed = tester.good_cells[small], tester.bad_cells[small]
     tester.deadline = float("inf")
     again = tester([small])[0]
-    return {"reproducer": emit.standalone(program, expected, small), "text": small, "reduced_still_differs": again,
+    return {"reproducer": emit.standalone(program, expected, small, tester.whole), "text": small, "reduced_still_differs": again,
             "why": "" if again else tester.why,
             "observed": [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, observed))
                          if w != g][:6]}
@@ -254,7 +258,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"]
-    final = final_form(campaign, text, bad, good, built=emit.as_built(small, exp))
+    final = final_form(campaign, text, bad, good, built=emit.standalone(small, exp, whole=True))
     text = final["reproducer"]
     if final["reproduces"] is False and again:  # the campaign's builds show it, no file built alone does
         return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,

@@ -395,10 +395,11 @@ def whole_prelude(programs) -> str:
                       if lines else "")
 
 
-def alone(p: ir.Program, text: str | None = None) -> str:
+def alone(p: ir.Program, text: str | None = None, whole: bool = False) -> str:
     """Return a file of one program's device code: the helpers it uses, its declarations and its kernel (``text``:
-    the helpers and declarations to use instead, such as a textually reduced form of ``reducible``)."""
-    return (reducible(p) if text is None else text) + kernel(p, alone=True)
+    the helpers and declarations to use instead, such as a textually reduced form of ``reducible``; ``whole``: in
+    its namespace after the whole prelude, as a campaign's file holds it)."""
+    return (reducible(p, whole) if text is None else text) + kernel(p, alone=not whole)
 
 
 def module_source(used, texts) -> str:
@@ -419,16 +420,10 @@ def _table(name: str, values) -> str:
 STANDALONE_INCLUDE = "#include <cstdio>\n"  # a reproducer's one include, after its kernel
 
 
-def standalone(p: ir.Program, expected: list[int], text: str | None = None) -> str:
+def standalone(p: ir.Program, expected: list[int], text: str | None = None, whole: bool = False) -> str:
     """Return a self-checking .cu file: it runs the program once and prints OK or each wrong cell
     (``text``: the helpers and declarations to use instead of the program's own, such as a textually reduced form)."""
-    return alone(p, text) + _checking_main(p, expected)
-
-
-def as_built(p: ir.Program, expected: list[int]) -> str:
-    """Return the program's device code exactly as a campaign's file of it alone holds it (``source``), with the
-    ``main`` of ``standalone``: the reproducer of a bug that shows only in that context."""
-    return source([p]) + _checking_main(p, expected)
+    return alone(p, text, whole) + _checking_main(p, expected)
 
 
 def _checking_main(p: ir.Program, expected: list[int]) -> str:
@@ -464,20 +459,21 @@ def as_case(reproducer: str) -> str:
     return text.replace('extern "C" __global__ void sg_k_', "__global__ void sg_k_", 1) + CASE_VERDICT_LINE
 
 
-def reducible(p: ir.Program) -> str:
+def reducible(p: ir.Program, whole: bool = False) -> str:
     """Return the part of a reproducer that textual reduction edits: the helpers the program uses and its
-    declarations (its kernel and ``main`` stay as they are)."""
-    return prelude([p]) + namespace(p, alone=True)
+    declarations (its kernel and ``main`` stay as they are); ``whole``: the whole prelude and the program in its
+    namespace, the layout of a campaign's file (``source``), where some bugs show that the short one hides."""
+    return whole_prelude([p]) + namespace(p) if whole else prelude([p]) + namespace(p, alone=True)
 
 
-def host_dump(p: ir.Program, text: str) -> str:
+def host_dump(p: ir.Program, text: str, whole: bool = False) -> str:
     """Return a host C++ file that runs ``text`` (helpers and the program's namespace) for every thread and
     prints each body output, one per line: the model-free reference of a textual reduction."""
     kinds = {n.kind for _, n in _walk((p.body, p.funcs)) if isinstance(n, ir.VecDecl)}
     return (host_prelude(kinds) + text +
             f"int main() {{ unsigned long long o[{p.outputs}];\n"
             f"  for (unsigned t = 0; t < {p.lanes}u; ++t) {{ for (int j = 0; j < {p.outputs}; ++j) o[j] = 0; "
-            f"{_call(p, _host_env(p), alone=True)}\n"
+            f"{_call(p, _host_env(p), alone=not whole)}\n"
             f"    for (int j = 0; j < {p.outputs}; ++j) printf(\"%llu\\n\", o[j]); }}\n  return 0; }}\n")
 
 
