@@ -78,6 +78,9 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     assert found and all(f["failing"] == ["host-O2"] and f["reduced_still_differs"] for f in found)
     # the reduced program is judged again under every build: the fault shows under its one build, and no other
     assert all(f["reduced"] == {"failing": ["host-O2"], "passing": ["host-O0"]} for f in found), [f["reduced"] for f in found]
+    # its reproducer file, built alone and run twice under each build, shows it (unlike a harness's fault, below)
+    assert all(f["reproduces"] and f["standalone"]["host-O2"].startswith("WRONG") and f["standalone"]["host-O0"] == "OK"
+               for f in found), [f["standalone"] for f in found]
     distinct = len({f["bucket"] for f in found})
     assert f"{distinct} distinct bugs (0 of them known)" in done.stdout, done.stdout
     best = min(found, key=lambda f: f["lines"])
@@ -548,3 +551,27 @@ def test_the_campaign_s_layout_of_a_program_computes_on_the_host_what_its_short_
                                     host_check.HOST_BUILDS["host-O0"])
             assert got == want, (policy, whole)
         assert emit.standalone(p, exp, whole=True).endswith(emit.standalone(p, exp).split(emit.STANDALONE_INCLUDE)[-1])
+
+
+@pytest.mark.slow
+@needs_gxx
+def test_a_fault_of_the_campaign_s_harness_is_told_apart_from_a_compiler_bug(tmp_path):
+    """A host compiler that gets ``^`` wrong at -O2 only in the campaign's own check file (its ``main`` over every
+    program), never in a file of one program: the campaign sees wrong programs, confirms and reduces them through that
+    harness, and then builds each reproducer alone, where it is right: not a compiler bug (``campaign-only``), nothing
+    filed, and the campaign says so."""
+    wrapper = tmp_path / "g++"
+    wrapper.write_text('#!/bin/sh\ncase " $* " in *" -O2 "*) for a in "$@"; do case "$a" in *.cpp) '
+                       'grep -q "unsigned long long o\\[64\\];" "$a" && sed -i "s/ \\^ / | /g" "$a";; esac; done;; esac\n'
+                       f'exec {shutil.which("g++")} "$@"\n')
+    wrapper.chmod(0o755)
+    out = tmp_path / "c"
+    done = fuzz_cli("--seed", "p1", "--max-programs", "4", "--out", str(out), *HOST_ONLY,
+                    "--host-builds", "host-O0,host-O2", env=dict(os.environ, CXX=str(wrapper)))
+    assert done.returncode == 0, done.stdout + done.stderr  # nothing new was filed
+    found = json.loads((out / "findings.json").read_text())
+    unclaimed = [f for f in found if f["kind"] == triage.HARNESS]
+    assert unclaimed and not [f for f in found if f["kind"] in triage.FILED], found
+    assert all(f["failing"] == ["host-O2"] and f["standalone"] == {"host-O2": "OK", "host-O0": "OK"}
+               for f in unclaimed), unclaimed
+    assert "wrong only as the campaign runs them" in done.stdout and "0 distinct bugs" in done.stdout, done.stdout

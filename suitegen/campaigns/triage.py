@@ -258,7 +258,8 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"]
-    final = final_form(campaign, text, bad, good, built=emit.standalone(small, exp, whole=True))
+    final = final_form(campaign, text, bad, good, built=None if bad.startswith("host-") else
+                       emit.standalone(small, exp, whole=True))
     text = final["reproducer"]
     if final["reproduces"] is False and again:  # the campaign's builds show it, no file built alone does
         return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
@@ -294,7 +295,9 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     Return the text kept, what each build printed last (``WRONG n`` / ``OK``), whether the file reproduced (both
     runs), and memcheck's word per build (empty where no GPU runs nvcc's builds)."""
     kept = {"reproducer": text, "standalone": {}, "reproduces": None, "sanitizer": {}}
-    if campaign.runner is None or campaign.tc.kind is Compiler.NVRTC or "host-" in bad + (good or ""):
+    host = bad.startswith("host-")  # a host finding's reproducer is host C++: built by the host compiler, as is
+    if host != (good or bad).startswith("host-") or not host and (campaign.runner is None
+                                                                   or campaign.tc.kind is Compiler.NVRTC):
         return kept
     names = [n for n in (bad, good) if n]
     builds = {b.name: b for b in campaign.builds}
@@ -302,12 +305,17 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     def runs(candidate: str) -> dict[str, tuple]:
         out = {}
         for name in names:
-            exe, log = modules.build_program(campaign.tc, builds[name], candidate,
-                                             Path(tempfile.mkdtemp(prefix="s", dir=campaign.scratch)))
+            folder = Path(tempfile.mkdtemp(prefix="s", dir=campaign.scratch))
+            if host:  # built and run twice (no executable kept: memcheck is for device code)
+                said = [host_check.run(candidate, folder / str(k), "repro", host_check.HOST_BUILDS[name],
+                                       cxx=getattr(campaign, "cxx", None)).log.strip() for k in range(2)]
+                out[name] = (folder, said)
+                continue
+            exe, log = modules.build_program(campaign.tc, builds[name], candidate, folder)
             out[name] = (exe, [procs.run((str(exe),), timeout=120).output.strip() for _ in range(2)] if exe else
                          [f"no program: {log[-200:]}"] * 2)
         return out
-    candidates = [*present.forms(text), text, *([built] if built else [])]
+    candidates = [text] if host else [*present.forms(text), text, *([built] if built else [])]
     ran = list(campaign.pool.map(runs, candidates))
     whole = len(candidates) - 1 - bool(built)  # the reduced file itself: what its forms must print
     first = next((r[bad][1][0] for r in (ran[whole], ran[-1]) if r[bad][0] is not None
@@ -320,7 +328,7 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     chosen = ran[at]
     kept.update(reproducer=candidates[at], reproduces=holds(chosen),
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
-                sanitizer={n: sanitized(campaign.tc, chosen[n][0]) for n in names})
+                sanitizer={} if host else {n: sanitized(campaign.tc, chosen[n][0]) for n in names})
     if "CUDA error" in first:  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
         kept["stack"] = {n: stack_use(campaign, builds[n], candidates[at]) for n in names}
     return kept
