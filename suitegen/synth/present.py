@@ -108,14 +108,21 @@ def inline_helpers(text: str) -> str:
                 continue
             for at in reversed(calls(rest, name)):
                 args, end = arguments(rest, at)
-                put = body
-                for (ptype, pname), arg in zip(params, args):
-                    put = re.sub(rf"(?<![\w.]){pname}\b", lambda _, a=f"(({ptype})({arg}))": a, put)
+                put = spelled(body, {pname: f"(({ptype})({arg}))" for (ptype, pname), arg in zip(params, args)})
                 rest = rest[:at - len(name)] + f"(({ret})({put}))" + rest[end:]
             text = text[:m.start()] + m.group(0) + rest[m.start():]
             break
         else:
             return tidy(drop_unused(text))
+
+
+def spelled(text: str, names: dict[str, str]) -> str:
+    """Put each of ``names`` (a name, not a longer one nor a member) as its text, all at once: an argument's text is
+    never read again for another parameter's name."""
+    if not names:
+        return text
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\b")
+    return pattern.sub(lambda m: names[m[1]], text)
 
 
 CAST = re.compile(r"\(\(([\w ]+)\)\(")
@@ -150,10 +157,7 @@ def body_into_kernel(text: str) -> str:
     params = [p.strip().rsplit(" ", 1)[1].lstrip("*") for p in m[1].split(",")]
     rest = text[m.end():]
     args, end = arguments(rest, found[0])
-    statements = m[2]
-    for name, arg in zip(params, args):
-        if name != arg:
-            statements = re.sub(rf"(?<![\w.]){name}\b", lambda _, a=f"({arg})": a, statements)
+    statements = spelled(m[2], {name: f"({arg})" for name, arg in zip(params, args) if name != arg})
     start = found[0] - len("body")
     stop = end + 1 if rest[end:end + 1] == ";" else end
     line_start = rest.rfind("\n", 0, start) + 1
