@@ -69,3 +69,18 @@ def test_the_forms_of_generated_reproducers_are_shorter_device_code_that_nvcc_bu
         done = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-fmad=false", "-c", str(src), "-o",
                                str(src.with_suffix(".o"))], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr + shortest
+
+
+def test_a_reduction_starts_from_the_shortest_form_its_test_keeps():
+    program = populate.generate("forms", 0, "math")
+    text = emit.standalone(program, reduce.expected(program))
+    forms = present.forms(text)
+    assert len(forms) >= 2
+    judged = []
+
+    def keeps_all_but_the_shortest(batch):
+        judged.append(list(batch))
+        return [f != forms[0] for f in batch]
+    assert present.shortest_kept(text, keeps_all_but_the_shortest) == forms[1]
+    assert judged == [forms], "every form judged once, in one batch"
+    assert present.shortest_kept(text, lambda batch: [False] * len(batch)) == text

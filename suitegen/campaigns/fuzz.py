@@ -840,8 +840,9 @@ def releases_command(args) -> int:
         if args.builds_to:
             for b in builds:
                 if b["module"]:
-                    b["module"] = shutil.copy(b["module"], folder / f"{b['bucket']}{Path(b['module']).suffix}")
-                    b["module"] = Path(b["module"]).name
+                    kept_as = folder / f"{b['bucket']}{Path(b['module']).suffix}"
+                    shutil.copy(b["module"], kept_as)
+                    b["module"] = kept_as.name
             (folder / "builds.json").write_text(json.dumps(builds, indent=1))
         records = triage.release_verdicts(runner, builds)
         runs.append((name.removeprefix("nvcc-"), records))

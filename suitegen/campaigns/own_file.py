@@ -172,8 +172,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
     tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline,
                   frozenset(textual.missing_returns(text)))
-    forms = present.forms(text)  # its shortest device form that still tells the builds apart, where it has one
-    text = next((f for f, ok in zip(forms, tells(forms)) if ok), text) if forms else text
+    text = present.shortest_kept(text, tells)  # its shortest device form that still tells the builds apart
     small = textual.shrink(text, tells, width=campaign.opts.jobs)
     small = refreshed(campaign, builds[good.build], small) or small
     again = []

@@ -154,7 +154,8 @@ class TextTester:
             self.why = f"the non-void function {lost} lost its return"
             return False
         p = self.p
-        host = host_check.values(emit.host_dump(p, text, self.whole), Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
+        host = host_check.values(emit.host_dump(p, text, self.whole),
+                                 Path(tempfile.mkdtemp(prefix="h", dir=self.c.scratch)),
                                  host_check.HOST_BUILDS["host-O0"], cxx=getattr(self.c, "cxx", None))
         if host is None:
             self.why = "the host build failed, did not finish, or UBSan reported"
@@ -193,7 +194,8 @@ def reduce_text(tester: TextTester) -> dict:
     expected, observed = tester.good_cells[small], tester.bad_cells[small]
     tester.deadline = float("inf")
     again = tester([small])[0]
-    return {"reproducer": emit.standalone(program, expected, small, tester.whole), "text": small, "reduced_still_differs": again,
+    return {"reproducer": emit.standalone(program, expected, small, tester.whole), "text": small,
+            "reduced_still_differs": again,
             "why": "" if again else tester.why,
             "observed": [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, observed))
                          if w != g][:6]}
@@ -264,10 +266,11 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     if final["reproduces"] is False and again:  # the campaign's builds show it, no file built alone does
         return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "standalone": final["standalone"], "reproducer": text,
-                "observed": observed, "why": f"wrong under {bad} as the campaign builds and runs it (a module loaded by "
-                "the GPU workers), right when built alone from a file and run, even from the campaign's own text of it: "
-                "the difference lies in how "
-                "the campaign builds or runs it, a question for suitegen first; not claimed as a compiler bug"}
+                "observed": observed,
+                "why": f"wrong under {bad} as the campaign builds and runs it (a module loaded by the GPU workers), "
+                "right when built alone from a file and run, even from the campaign's own text of it: the difference "
+                "lies in how the campaign builds or runs it, a question for suitegen first; not claimed as a compiler "
+                "bug"}
     if final["sanitizer"].get(good) not in (None, "", "clean"):  # the right build's program is not memcheck-clean
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "undefined": [good], "statuses": first, "sanitizer": final["sanitizer"],
@@ -317,14 +320,14 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
         return out
     candidates = [text] if host else [*present.forms(text), text, *([built] if built else [])]
     ran = list(campaign.pool.map(runs, candidates))
-    whole = len(candidates) - 1 - bool(built)  # the reduced file itself: what its forms must print
-    first = next((r[bad][1][0] for r in (ran[whole], ran[-1]) if r[bad][0] is not None
-                  and not r[bad][1][0].endswith("OK")), ran[whole][bad][1][0])
+    itself = len(candidates) - 1 - bool(built)  # the reduced file itself: what its forms must print
+    first = next((r[bad][1][0] for r in (ran[itself], ran[-1]) if r[bad][0] is not None
+                  and not r[bad][1][0].endswith("OK")), ran[itself][bad][1][0])
 
     def holds(r: dict) -> bool:
         return (r[bad][0] is not None and all(o == first for o in r[bad][1]) and not first.endswith("OK")
                 and all(o.endswith("OK") for n in names[1:] for o in r[n][1]))
-    at = next((i for i, r in enumerate(ran) if holds(r)), whole)
+    at = next((i for i, r in enumerate(ran) if holds(r)), itself)
     chosen = ran[at]
     kept.update(reproducer=candidates[at], reproduces=holds(chosen),
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
@@ -459,9 +462,11 @@ def shrink_crash(campaign, build, text: str, deadline: float, log: str | None = 
         built = modules.build_module(campaign.tc, build, candidate, folder, timeout=600, use_cache=False)
         return (time.monotonic() < deadline and built.crashed and crash_signature(built.log) == signature
                 and crash_errors(built.log) <= errors)
-    forms = present.forms(text)  # device code alone first (a crash needs no host form), the shortest that crashes
-    text = next((f for f, bad in zip(forms, _each(campaign, still_crashes, forms)) if bad), text)
-    return textual.shrink(text, lambda batch: _each(campaign, still_crashes, batch), width=campaign.opts.jobs)
+
+    def judge(batch: list[str]) -> list[bool]:
+        return _each(campaign, still_crashes, batch)
+    text = present.shortest_kept(text, judge)  # device code alone first (a crash needs no host form)
+    return textual.shrink(text, judge, width=campaign.opts.jobs)
 
 
 def _observed(campaign, build_name: str, program: ir.Program, expected: list[int]) -> list[str]:
@@ -556,7 +561,8 @@ def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
     return out
 
 
-def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print, known: Path | None = None) -> list[dict]:
+def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
+                  known: Path | None = None) -> list[dict]:
     """Add findings to the database (under its lock: campaigns that end together keep each other's findings);
     return each with ``known`` set where its bucket was already there, or in the database ``known`` (read only). A
     damaged database is kept aside, and ``say`` is told."""

@@ -12,7 +12,8 @@ the shortest first; each is a rewrite that keeps what a device build computes:
   each argument cast to its parameter's type and the result to the helper's;
 - ``body_into_kernel``: ``body``'s statements take the place of its call, each parameter spelled by its argument.
 
-A form is only a candidate: the campaign keeps it where its own builds still show the bug (``triage.final_form``).
+A form is only a candidate: the campaign keeps it where its own builds still show the bug (``triage.final_form``),
+and a reduction starts from the shortest its test keeps (``shortest_kept``).
 """
 from __future__ import annotations
 
@@ -187,3 +188,10 @@ def forms(text: str) -> list[str]:
         if c != text and c not in out and c.count("\n") <= text.count("\n"):
             out.append(c)
     return out
+
+
+def shortest_kept(text: str, judge) -> str:
+    """Return the shortest form of ``text`` that ``judge`` keeps (it takes a list of texts and returns a bool for
+    each, as a reducer's interestingness test does), else ``text`` itself: where a reduction starts."""
+    candidates = forms(text)
+    return next((f for f, ok in zip(candidates, judge(candidates) if candidates else []) if ok), text)
