@@ -575,3 +575,31 @@ def test_a_fault_of_the_campaign_s_harness_is_told_apart_from_a_compiler_bug(tmp
     assert all(f["failing"] == ["host-O2"] and f["standalone"] == {"host-O2": "OK", "host-O0": "OK"}
                for f in unclaimed), unclaimed
     assert "wrong only as the campaign runs them" in done.stdout and "0 distinct bugs" in done.stdout, done.stdout
+
+
+@pytest.mark.slow
+@needs_gxx
+def test_a_campaign_given_releases_ranges_its_findings_as_part_of_its_triage(tmp_path, fake_nvcc, monkeypatch):
+    """``fuzz --releases LOW..HIGH`` with a campaign: after it files its findings, each gets its range over the
+    releases (two 'releases' here: one crashes as the campaign's nvcc does, the next builds the reproducer), in
+    releases.md and in the finding itself; no second command."""
+    from suitegen.frontends import cli
+    from suitegen.history import releases as bisect
+    real = shutil.which("nvcc")
+    cubin = tmp_path / "empty.cubin"
+    cubin.write_bytes(minimal_elf(1, machine=190))
+    crashing = fake_nvcc(f'if grep -q "sg_funnel_l(" "${{@: -3:1}}"; then kill -SEGV $$; fi\n'
+                         f'case " $* " in *" -cubin "*) cp {cubin} "${{@: -1}}"; exit 0;; esac\nexec {real} "$@"\n',
+                         probe=False)
+    names = {"13.0.1": str(crashing), "13.0.2": real}
+    every = bisect.bisect
+    monkeypatch.setattr(bisect, "bisect", lambda low, high, run, out, **_: every(
+        low, high, run, out, add=lambda v: {"name": names[v]}, listing=lambda lo, hi: list(names)))
+    out = tmp_path / "c"
+    status = cli.main(["fuzz", "--seed", "crash", "--policy", "bitwise", "--max-programs", "8", "--builds",
+                       "default", "--nvcc", str(crashing), "--no-gpu", "--per-file", "8", "-j", "2", "--no-reduce",
+                       "--out", str(out), "--releases", "13.0.1..13.0.2"])
+    assert status == 1  # new findings
+    crash = next(f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "crash")
+    assert crash.get("releases") == "wrong in 13.0.1 - 13.0.1; first fixed: 13.0.2", crash.get("releases")
+    assert f"fuzz/{crash['bucket']}: wrong in 13.0.1 - 13.0.1" in (out / "releases.md").read_text()

@@ -179,8 +179,7 @@ class Campaign:
         """``builds``: the builds themselves, where they are not ``BUILDS``'s for ``opts.builds`` (a run's triage
         of its generated programs builds them as its config did)."""
         self.tc, self.opts, self.runner, self.say = toolchain, opts, runner, say
-        self.builds = builds or [replace(BUILDS[b], arch=opts.arch if BUILDS[b].output == "cubin" else BUILDS[b].arch)
-                                 for b in opts.builds]
+        self.builds = builds or [self._for_arch(BUILDS[b]) for b in opts.builds]
         self.tally = Tally()
         self.lock = threading.Lock()
         self.suspects: list[dict] = []
@@ -192,6 +191,24 @@ class Campaign:
         self._scratch: Path | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=max(1, opts.jobs))  # reductions' builds and runs
         self.deadline = float("inf")  # the budget's end (``run``): a failed build is split no further after it
+
+    def _for_arch(self, build: DeviceBuild) -> DeviceBuild:
+        return replace(build, arch=self.opts.arch) if build.output == "cubin" else build
+
+    def build(self, name: str) -> DeviceBuild:
+        """Return the device build of that name: the campaign's own, else the fuzzer's (``BUILDS``) for its arch."""
+        return next((b for b in self.builds if b.name == name), None) or self._for_arch(BUILDS[name])
+
+    def every_build(self) -> list[str]:
+        """Return the names of the campaign's builds and of every other build the fuzzer knows that this toolchain
+        makes (``BUILDS``): where a finding's reduced program is judged again."""
+        def makes(name: str) -> bool:
+            try:
+                self.build(name).argv(self.tc, "fuzz.cu", "fuzz.out")
+            except UsageError:
+                return False
+            return True
+        return [b.name for b in self.builds] + [n for n in BUILDS if n not in {b.name for b in self.builds} and makes(n)]
 
     @property
     def scratch(self) -> Path:
@@ -525,8 +542,8 @@ def fuzz_command(args) -> int:
     (Ctrl-C, SIGTERM, SIGHUP) ends it cleanly (``_stop``), with status 128 + the signal."""
     if args.invalid:
         return invalid_command(args)
-    if args.releases:
-        return releases_command(args)
+    if args.releases and not (args.programs or saved_findings(_folder(args)) is None):
+        return releases_command(args)  # a campaign that has ended: its findings' ranges
     if args.save:
         return save_command(args)
     if args.reduce:
@@ -538,11 +555,14 @@ def fuzz_command(args) -> int:
                 runner = _gpu_runner(args.no_gpu)
                 campaign = Campaign(tc, opts, runner)
                 try:
-                    return _campaign(args, campaign)
+                    status = _campaign(args, campaign)
                 finally:
                     campaign.close()
                     if runner is not None:
                         runner.close()
+            if args.releases and status < 128:  # part of its triage: each finding's range over the releases
+                releases_command(args)
+            return status
     except StopRun as stop:  # before the campaign began (probing the toolchain, say)
         procs.stop_all()
         print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
@@ -845,7 +865,7 @@ def releases_command(args) -> int:
                     b["module"] = kept_as.name
             (folder / "builds.json").write_text(json.dumps(builds, indent=1))
         records = triage.release_verdicts(runner, builds)
-        runs.append((name.removeprefix("nvcc-"), records))
+        runs.append((folder.name, records))  # the release (its folder), whatever name it is installed under
         return records
 
     def listing(low_, high_) -> list[str]:  # the releases whose builds were kept, where they are run

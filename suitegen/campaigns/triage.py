@@ -64,11 +64,13 @@ def blame(failing: set[str], passing: set[str]) -> str:
         return "driver JIT (ptxas in the driver)"
     if device == {"debug"}:
         return "debug build (-G)"
+    if device == {"maxrreg"}:
+        return "register allocation under -maxrregcount"
     if "default" in device and "ptxas-O0" in passing:
         return "ptxas optimiser"
     if "default" in device and "cicc-O0" in passing:
         return "NVVM optimiser"
-    if device == {"cicc-O0"}:
+    if device <= {"cicc-O0", "debug"}:  # both hand ptxas NVVM's unoptimised PTX
         return "ptxas on unoptimised PTX"
     if passing & {"default", "ptxas-O0", "cicc-O0", "debug"}:
         return "optimisation-dependent (" + ", ".join(sorted(device)) + ")"
@@ -105,7 +107,7 @@ class Tester:
             run = host_check.run(emit.host_check(programs, expected), folder, build_name,
                                  host_check.HOST_BUILDS[build_name], cxx=getattr(c, "cxx", None))
             return [host_status(run, p) for p in programs]
-        build = next(b for b in c.builds if b.name == build_name)
+        build = c.build(build_name)
         built = modules.build_module(c.tc, build, emit.source(programs), folder, timeout=600,
                                      use_cache=c.opts.use_cache)
         if not built.ok:
@@ -207,14 +209,15 @@ def _each(campaign, test, items: list) -> list[bool]:
     return list(campaign.pool.map(test, items))
 
 
-def statuses_alone(campaign, program: ir.Program) -> dict[str, str]:
-    """Return the program's status under every build (and host build), built alone."""
+def statuses_alone(campaign, program: ir.Program, builds: list[str] | None = None) -> dict[str, str]:
+    """Return the program's status under each of the campaign's builds (``builds``: these device builds instead),
+    and under its host builds, built alone."""
     exp = reduce.expected(program)
     out = {}
     t = Tester(campaign, "default", None)
     if campaign.runner is not None:
-        for b in campaign.builds:
-            out[b.name] = t._statuses(b.name, [program], [exp])[0]
+        names = builds or [b.name for b in campaign.builds]
+        out.update(zip(names, _each(campaign, lambda n: t._statuses(n, [program], [exp])[0], names)))
     if campaign.opts.host or campaign.runner is None:
         for h in campaign.opts.host_builds:
             out[h] = t._statuses(h, [program], [exp])[0]
@@ -248,10 +251,17 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
         small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
-    rejudged = statuses_alone(campaign, small)  # the reduced form under every build: where it shows now
+    # the reduced form under every build the fuzzer knows (and the host builds): where it shows now
+    rejudged = statuses_alone(campaign, small, campaign.every_build() if campaign.runner is not None else None)
+    if bad != "default" and _bad(rejudged.get("default", "")) and good and rejudged.get(good) == "ok":
+        bad = "default"  # first seen under a flag, yet wrong at default flags too: a default-build bug, reported there
     again = differs(rejudged[bad], rejudged[good] if good else "ok")  # it must still differ
-    observed = _observed(campaign, bad, small, exp)
+    seen = (failing, passing)  # as the campaign's builds saw the program it drew
+    if again:  # the bug is what its reduced form does under every build: its stage and bucket follow from that
+        failing = {b for b, st in rejudged.items() if _bad(st)}
+        passing = {b for b, st in rejudged.items() if st == "ok"}
     stage = blame(failing, passing)
+    observed = _observed(campaign, bad, small, exp)
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
     line_result = "not run"
@@ -271,16 +281,20 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
                 "right when built alone from a file and run, even from the campaign's own text of it: the difference "
                 "lies in how the campaign builds or runs it, a question for suitegen first; not claimed as a compiler "
                 "bug"}
-    if final["sanitizer"].get(good) not in (None, "", "clean"):  # the right build's program is not memcheck-clean
+    if "stack" in final:  # a fault: does the program itself overrun, built for the host under ASan and UBSan?
+        final["sanitizer"]["host-asan"] = host_sanitized(campaign, small)
+    blamed = [b for b in (good, "host-asan") if final["sanitizer"].get(b) not in (None, "", "clean")]
+    if blamed:  # the right build's program is not memcheck-clean, or the host's sanitizers find errors in it
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
-                "failing": sorted(failing), "undefined": [good], "statuses": first, "sanitizer": final["sanitizer"],
-                "reproducer": text, "why": f"compute-sanitizer's memcheck finds errors in the {good} build's program: "
-                                          "the program is at fault (a defect of suitegen's to fix), not a compiler"}
+                "failing": sorted(failing), "undefined": blamed, "statuses": first, "sanitizer": final["sanitizer"],
+                "reproducer": text, "why": f"the sanitizers find errors in the program ({', '.join(blamed)}): the "
+                                          "program is at fault (a defect of suitegen's to fix), not a compiler"}
     return {"kind": "wrong-code", "index": suspect["index"], "policy": program.policy, "seed": o.seed,
             "failing": sorted(failing), "passing": sorted(passing), "stage": stage, "bad": bad, "good": good,
             "reduced_still_differs": again, "observed": observed, "size": size[0],
             "reduced": {"failing": sorted(b for b, st in rejudged.items() if _bad(st)),
                         "passing": sorted(b for b, st in rejudged.items() if st == "ok")},
+            "seen": {"failing": sorted(seen[0]), "passing": sorted(seen[1])}, "targets": targets(campaign, rejudged),
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
@@ -288,6 +302,18 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
+
+
+def targets(campaign, statuses: dict[str, str]) -> dict[str, str]:
+    """Return where a program was judged, by target: each device build's arch (SASS, or PTX the driver compiles)
+    with the builds wrong and right there."""
+    out: dict[str, list] = {}
+    for name, status in statuses.items():
+        if not name.startswith("host-"):
+            b = campaign.build(name)
+            where = b.arch + " SASS" if b.output == "cubin" else f"{b.target} PTX, compiled by the driver"
+            out.setdefault(where, []).append(f"{name} {'wrong' if _bad(status) else status}")
+    return {k: ", ".join(v) for k, v in out.items()}
 
 
 def final_form(campaign, text: str, bad: str, good: str | None, built: str | None = None) -> dict:
@@ -303,7 +329,7 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
                                                                    or campaign.tc.kind is Compiler.NVRTC):
         return kept
     names = [n for n in (bad, good) if n]
-    builds = {b.name: b for b in campaign.builds}
+    builds = {n: campaign.build(n) for n in names if not n.startswith("host-")}
 
     def runs(candidate: str) -> dict[str, tuple]:
         out = {}
@@ -335,6 +361,17 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     if "CUDA error" in first:  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
         kept["stack"] = {n: stack_use(campaign, builds[n], candidates[at]) for n in names}
     return kept
+
+
+def host_sanitized(campaign, program: ir.Program) -> str:
+    """Return what AddressSanitizer and UBSan say of a program built for the host (``host-asan``) and run: "clean",
+    or its first error."""
+    exp = reduce.expected(program)
+    run = host_check.run(emit.host_check([program], [exp]), Path(tempfile.mkdtemp(prefix="a", dir=campaign.scratch)),
+                         "host-asan", host_check.HOST_BUILDS["host-asan"], cxx=getattr(campaign, "cxx", None))
+    if run.undefined:
+        return "errors: " + run.undefined[0][:200]
+    return "clean" if run.ok and not run.wrong else f"did not run clean: {log_line(run.log)[:200]}"
 
 
 FRAME = re.compile(r"Function properties for (\S+)\n\s*(\d+) bytes stack frame")
@@ -485,7 +522,7 @@ def _observed(campaign, build_name: str, program: ir.Program, expected: list[int
 def run_cells(campaign, build_name: str, source: str, program: ir.Program, use_cache: bool):
     """Build ``source`` under a named build and launch ``program``'s kernel once on the GPU; return the build,
     the run (None if there was no module) and the kernel's buffer (None unless it ran to the end)."""
-    build = next(b for b in campaign.builds if b.name == build_name)
+    build = campaign.build(build_name)
     built = modules.build_module(campaign.tc, build, source, Path(tempfile.mkdtemp(prefix="g", dir=campaign.scratch)),
                                  timeout=600, use_cache=use_cache)
     if not built.ok:
@@ -500,7 +537,7 @@ def _commands(campaign, bad: str, good: str | None) -> list[str]:
     for name in (bad, good):
         if not name or name.startswith("host-"):
             continue
-        b = next(x for x in campaign.builds if x.name == name)
+        b = campaign.build(name)
         flags = " ".join(b.nvcc_flags())
         out.append(f"nvcc {flags} repro.cu -o repro-{name} && ./repro-{name}   # {name}")
     if campaign.tc.kind is Compiler.NVRTC:  # the reproducer is a whole program: NVRTC compiles only device code
@@ -535,7 +572,19 @@ def symptom(observed: list[str]) -> str | None:
         return "float stored as its integer value"
     if all(want ^ got == 0xFFFFFFFF00000000 for want, got in pairs):
         return "high word set"
+    if all(_sign_extended(want, got) for want, got in pairs):
+        return "narrow value sign-extended"
     return None
+
+
+def _sign_extended(want: int, got: int) -> bool:
+    """Whether ``got`` is ``want``, an 8- or 16-bit value with its top bit set, sign-extended to 32 or 64 bits."""
+    for bits in (8, 16):
+        if want >> bits == 0 and want >> (bits - 1) & 1:
+            wide = want - (1 << bits)  # negative
+            if got in (wide & 0xFFFFFFFF, wide & 0xFFFFFFFFFFFFFFFF):
+                return True
+    return False
 
 
 def _as_integer(bits: int) -> int | None:
@@ -671,7 +720,7 @@ def release_builds(campaign, toolchain, findings: list[dict], folder: Path) -> l
     crashed, the module built, its launch and expected cells, and the build's name, target and flags."""
     out = []
     for f in findings:
-        build = next(b for b in campaign.builds if b.name == (f.get("build") or f.get("bad")))
+        build = campaign.build(f.get("build") or f.get("bad"))
         source = f["reproducer"]
         if f["kind"] == "wrong-code":
             source = source.split("#include <cstdio>\nstatic const unsigned long long sg_expect", 1)[0]

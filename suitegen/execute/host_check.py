@@ -7,6 +7,7 @@ behaviour; either is a problem of that program (or of the model: a false alarm t
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -20,10 +21,14 @@ from suitegen.model import FROZEN
 # changes no result (the rounding mode stays to-nearest).
 # -ffp-contract=off: no fused multiply-add on a host that has one (the model rounds every operation).
 HOST_BUILDS = {"host-O0": ("-O0", "-frounding-math", "-ffp-contract=off"),
-               "host-O2": ("-O2", "-frounding-math", "-ffp-contract=off")}
+               "host-O2": ("-O2", "-frounding-math", "-ffp-contract=off"),
+               # AddressSanitizer too: where a run faults on the GPU, whether the program itself reads or writes
+               # out of bounds (triage checks a faulting finding so)
+               "host-asan": ("-O0", "-frounding-math", "-ffp-contract=off", "-fsanitize=address")}
 SANITIZE = ("-fsanitize=undefined", "-fsanitize=float-cast-overflow")  # the second is not part of the first
 WRONG = re.compile(r"^(\w+) thread (\d+) output (\d+): expected (\d+), got (\d+)$", re.M)
 UBSAN = re.compile(r"^(.*?):(\d+):\d+: runtime error: (.*)$", re.M)
+ASAN = re.compile(r"ERROR: AddressSanitizer: (\S+)(?: on address \S+)?")  # which program: none says (outside any)
 
 
 @dataclass(**FROZEN)
@@ -42,7 +47,6 @@ class HostRun:
 
 def compiler() -> str | None:
     """Return the host C++ compiler to use (``$CXX``, else g++), or None if there is none."""
-    import os
     return shutil.which(os.environ.get("CXX", "g++"))
 
 
@@ -58,13 +62,16 @@ def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str |
     if built.returncode != 0:
         return HostRun(name=name, argv=argv, ok=False, wrong={}, undefined=(), log=built.output[-4000:],
                        timed_out=built.timed_out)
-    ran = procs.run((str(exe),), timeout=timeout, cwd=folder)
+    ran = procs.run((str(exe),), timeout=timeout, cwd=folder,
+                    env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0") if "-fsanitize=address" in flags else None)
     wrong: dict = {}
     for m in WRONG.finditer(ran.output):
         wrong.setdefault(m.group(1), []).append(tuple(int(x) for x in m.group(2, 3, 4, 5)))
     undefined = tuple(f"{Path(m.group(1)).name}:{m.group(2)}: {m.group(3)}" for m in UBSAN.finditer(ran.output))
+    undefined += tuple(f"AddressSanitizer: {m.group(1)}" for m in ASAN.finditer(ran.output))
     owners = _owners(source)
-    blamed = {owners.get(int(m.group(2)), "?") for m in UBSAN.finditer(ran.output)}
+    blamed = {owners.get(int(m.group(2)), "?") for m in UBSAN.finditer(ran.output)} | (
+        {"?"} if ASAN.search(ran.output) else set())
     finished = ran.returncode in (0, 1) and not undefined
     return HostRun(name=name, argv=argv, ok=finished, wrong=wrong, undefined=undefined, log=ran.output[-4000:],
                    undefined_in=frozenset(blamed), timed_out=ran.timed_out)

@@ -56,7 +56,12 @@ def _markdown(f: dict, suffix: str) -> str:
     if f.get("reproduces") is not None:
         builds.append("- built alone and run twice under each build: " +
                       ("the same both times" if f["reproduces"] else "it does not show the bug"))
-    builds += [f"- compute-sanitizer memcheck, {b} build: {r}" for b, r in (f.get("sanitizer") or {}).items() if r]
+    if f.get("seen"):
+        builds.append(f"- as the campaign built the program it drew: wrong under {', '.join(f['seen']['failing'])}; "
+                      f"right under {', '.join(f['seen']['passing']) or 'none'}")
+    builds += [f"- target {t}: {v}" for t, v in (f.get("targets") or {}).items()]
+    builds += [f"- {'AddressSanitizer and UBSan, host' if b == 'host-asan' else 'compute-sanitizer memcheck, ' + b} "
+               f"build: {r}" for b, r in (f.get("sanitizer") or {}).items() if r]
     builds += [f"- ptxas -v on the kernel, {b} build: {r}" for b, r in (f.get("stack") or {}).items() if r]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
