@@ -166,6 +166,12 @@ def test_stages_are_blamed_from_the_configs():
     assert triage.blame({"cicc-O0"}, {"default", "ptxas-O0"}) == "ptxas on unoptimised PTX"
     assert triage.blame({"default", "ptxas-O0", "cicc-O0"}, set()).startswith("front end")
     assert triage.blame({"default", "host-O0"}, set()).startswith("model")
+    # judged again under every build the fuzzer knows: -G hands ptxas unoptimised PTX as -Xcicc -O0 does
+    every = {"default", "ptxas-O0", "cicc-O0", "debug", "maxrreg", "ptx-jit"}
+    assert triage.blame({"cicc-O0", "debug"}, every - {"cicc-O0", "debug"}) == "ptxas on unoptimised PTX"
+    assert triage.blame({"default", "maxrreg", "ptx-jit"}, every - {"default", "maxrreg", "ptx-jit"}) == \
+        "ptxas optimiser"
+    assert triage.blame({"maxrreg"}, every - {"maxrreg"}) == "register allocation under -maxrregcount"
 
 
 def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_path, fake_nvcc):
@@ -231,12 +237,13 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
     args = ("--nvcc", str(fake), "--builds", "default,ptxas-O0,cicc-O0", "--no-gpu", "-j", "2", "--reduce-budget", "120s")
     done = fuzz_cli("--reduce", str(mine), *args, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "wrong under cicc-O0, right under default, ptxas-O0" in done.stdout, done.stdout
+    # --builds first, then every other build the fuzzer knows: the file is judged under each
+    assert "wrong under cicc-O0, right under debug, default, maxrreg, ptx-jit, ptxas-O0" in done.stdout, done.stdout
     reduced = (tmp_path / "mine.reduced.cu").read_text()
     assert " ^ " in reduced and reduced.count("\n") < mine.read_text().count("\n") - 8, reduced
     report = (tmp_path / "mine.reduced.md").read_text()
     assert "| cicc-O0 | exit 1: WRONG 1 | exit 1: WRONG 1 |" in report and "-Xcicc -O0 mine.reduced.cu" in report, report
-    assert "where the ptxas-O0 build printed what the default build did" in report, report
+    assert "where the debug build printed what the default build did" in report, report
     for fault, says in (("", "OK"), ("s/ \\^ / | /g", "WRONG")):  # the refreshed table: right where it is right
         src = tmp_path / f"check{len(fault)}.cpp"
         src.write_text(reduced)
@@ -468,6 +475,27 @@ def test_findings_of_one_symptom_share_a_bucket_whatever_their_reduced_shape():
     assert len({triage.bucket(f) for f in (as_int[0], high, fault, other[0])}) == 4
     assert triage.bucket(finding(as_int[0]["observed"], "a", ("cicc-O0",))) != triage.bucket(as_int[0]), \
         "the builds that get it wrong are part of what a bug does"
+    # q10's programs 86 and 6288: a 16-bit value sign-extended to 64 and to 32 bits, reduced to two shapes: one bug
+    narrow = [finding(["cell 0: expected 65534, got 18446744073709551614"], "a", ("cicc-O0",)),
+              finding(["cell 0: expected 65486, got 4294967246"], "b", ("cicc-O0",))]
+    assert {triage.symptom(f["observed"]) for f in narrow} == {"narrow value sign-extended"}
+    assert triage.bucket(narrow[0]) == triage.bucket(narrow[1])
+    assert triage.symptom(["cell 0: expected 32766, got 4294967294"]) is None, "0x7FFE has no sign bit to extend"
+
+
+@needs_gxx
+def test_a_program_that_overruns_an_array_is_caught_by_the_host_address_sanitizer(tmp_path):
+    """A faulting finding is checked on the host under ASan and UBSan (``host-asan``): a read past a global array,
+    which UBSan alone does not see through a pointer, is reported, and a clean program is clean."""
+    from suitegen.execute import host_check
+    over = "int a[4]; int *volatile p = a;\nint main() { return p[4]; }\n"
+    run = host_check.run(over, tmp_path / "over", "host-asan", host_check.HOST_BUILDS["host-asan"])
+    assert run.undefined == ("AddressSanitizer: global-buffer-overflow",) and "?" in run.undefined_in, run.log
+    fine = host_check.run("int a[4]; int *volatile p = a;\nint main() { return p[3]; }\n", tmp_path / "fine",
+                          "host-asan", host_check.HOST_BUILDS["host-asan"])
+    assert fine.ok and not fine.undefined, fine.log
+    assert host_check.run(over, tmp_path / "ub", "host-O0", host_check.HOST_BUILDS["host-O0"]).ok, \
+        "UBSan alone misses it: the reason for host-asan"
 
 
 def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_as_known(tmp_path):

@@ -793,10 +793,12 @@ def reduce_command(args) -> int:
 
 
 def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float) -> int:
-    """``reduce_command`` for a file no build crashes on: build and run it under every build; where some are right
+    """``reduce_command`` for a file no build crashes on: build and run it under every build the fuzzer knows (the
+    first of them wrong is the one reduced against: default, where it is wrong there); where some are right
     and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file and its report."""
-    runs = dict(zip((b.name for b in campaign.builds), campaign.pool.map(
-        lambda b: own_file.behave(campaign.tc, b, text, campaign.scratch / f"run-{b.name}"), campaign.builds)))
+    names = campaign.every_build()  # --builds first, then every other the fuzzer knows: default is tried first
+    runs = dict(zip(names, campaign.pool.map(
+        lambda n: own_file.behave(campaign.tc, campaign.build(n), text, campaign.scratch / f"run-{n}"), names)))
     said = "\n".join(f"  {name}: {r.said()}" for name, r in runs.items())
     if not any(r.right for r in runs.values()) or all(r.right for r in runs.values() if r.built):
         print(f"fuzz: no build crashes on {source}, and its program (which exits 0 when it is right) does not tell "
@@ -812,7 +814,7 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float) 
     out = source.with_name(source.stem + ".reduced" + source.suffix)
     out.write_text(found["reproducer"])
     note = out.with_suffix(".md")
-    note.write_text(own_file.report(source, text, found, runs, {b.name: b for b in campaign.builds}))
+    note.write_text(own_file.report(source, text, found, runs, {n: campaign.build(n) for n in names}))
     claim = found["kind"] == "wrong-code" and found["reproduces"]
     print(f"fuzz: {text.count(chr(10))} lines -> {found['reproducer'].count(chr(10))} lines: {out}; "
           + (f"wrong under {', '.join(found['wrong'])}, right under {', '.join(found['right'])}" if claim else

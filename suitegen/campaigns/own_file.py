@@ -162,7 +162,7 @@ def refreshed(campaign, good, text: str) -> str | None:
 def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> dict:
     """Reduce a program that some builds of ``runs`` get right and others wrong; return the finding: the good and bad
     builds, the reduced text, what each build did with it (twice), and compute-sanitizer's word on both."""
-    builds = {b.name: b for b in campaign.builds}
+    builds = {name: campaign.build(name) for name in runs}
     good = next(r for r in runs.values() if r.right)
     bad = next(r for r in runs.values() if r.built and not r.right)
     check = {f"original {r.build}": triage.sanitized(campaign.tc, r.exe) for r in (good, bad)}
