@@ -28,6 +28,11 @@ FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")  # a plain file nam
 
 GENERATED_SECTION = "generated"  # the generated-program corpus (``synth.corpus``)
 FINDINGS_SECTION = "fuzz-findings"  # compiler bugs suitegen fuzz found, kept as cases
+# The kinds of fuzz finding: those the findings database files (a refusal is counted per build and error), and two
+# never filed: a program the sanitizers blame (ours to fix), and one wrong only as the campaign builds and runs it
+FILED = ("wrong-code", "crash")
+PROGRAM_FAULT = "program-fault"
+HARNESS = "campaign-only"
 CORPUS_SEED = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")  # a corpus seed: it names rules and files
 GENERATED_RULE = re.compile(rf"{GENERATED_SECTION}/(?P<seed>{CORPUS_SEED.pattern})\.p(?P<index>[0-9]+)")
 

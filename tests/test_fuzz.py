@@ -12,6 +12,7 @@ import pytest
 from suitegen.cases.render import Renderer
 from suitegen.compilers import batch, modules
 from suitegen.compilers.toolchain import probe
+from suitegen import model
 from suitegen.campaigns import fuzz, triage
 from suitegen.model import UsageError
 from conftest import minimal_elf
@@ -83,6 +84,9 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
                for f in found), [f["standalone"] for f in found]
     distinct = len({f["bucket"] for f in found})
     assert f"{distinct} distinct bugs (0 of them known)" in done.stdout, done.stdout
+    table = (out / "findings.md").read_text()  # the distinct bugs as a table to publish as it is
+    assert f"{distinct} distinct bugs (0 of them known)" in table and table.count("](repro/") == distinct, table
+    assert all(f"| [`{f['bucket']}`](repro/{f['bucket']}/report.md) | new | host compiler |" in table for f in found)
     best = min(found, key=lambda f: f["lines"])
     assert best["lines"] <= 10, best["reproducer"]
     repro = out / "repro" / best["bucket"] / "repro.cpp"
@@ -124,8 +128,8 @@ def test_a_program_the_host_sanitizer_blames_is_the_generator_s_fault_not_a_find
                     env=dict(os.environ, CXX=str(wrapper)))
     assert done.returncode == 0, done.stdout + done.stderr  # nothing new was filed
     found = json.loads((out / "findings.json").read_text())
-    faults = [f for f in found if f["kind"] == triage.PROGRAM_FAULT]
-    assert faults and not [f for f in found if f["kind"] in triage.FILED], found
+    faults = [f for f in found if f["kind"] == model.PROGRAM_FAULT]
+    assert faults and not [f for f in found if f["kind"] in model.FILED], found
     assert all(f["undefined"] == ["host-O0"] and "generator" in f["why"] for f in faults)
     assert "at fault themselves" in done.stdout and "0 distinct bugs" in done.stdout, done.stdout
     db = tmp_path / "findings.json"
@@ -539,7 +543,7 @@ def test_a_finding_not_claimed_keeps_its_reproducer_in_findings_json_and_gets_no
     from suitegen.report import fuzz_page
     state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "tally": {
         "generated": 1, "ran": 1, "host_checked": 0, "seconds": 1.0, "wrong": 1, "build_failures": 0}}
-    found = {"kind": triage.HARNESS, "index": 3, "reproducer": "int x;\n", "why": "right as a file built alone"}
+    found = {"kind": model.HARNESS, "index": 3, "reproducer": "int x;\n", "why": "right as a file built alone"}
     page = fuzz_page.write(tmp_path, state, [found])
     assert "campaign-only" in page.read_text() and not (tmp_path / "repro").exists()
     assert json.loads((tmp_path / "findings.json").read_text()) == [found]
@@ -598,8 +602,8 @@ def test_a_fault_of_the_campaign_s_harness_is_told_apart_from_a_compiler_bug(tmp
                     "--host-builds", "host-O0,host-O2", env=dict(os.environ, CXX=str(wrapper)))
     assert done.returncode == 0, done.stdout + done.stderr  # nothing new was filed
     found = json.loads((out / "findings.json").read_text())
-    unclaimed = [f for f in found if f["kind"] == triage.HARNESS]
-    assert unclaimed and not [f for f in found if f["kind"] in triage.FILED], found
+    unclaimed = [f for f in found if f["kind"] == model.HARNESS]
+    assert unclaimed and not [f for f in found if f["kind"] in model.FILED], found
     assert all(f["failing"] == ["host-O2"] and f["standalone"] == {"host-O2": "OK", "host-O0": "OK"}
                for f in unclaimed), unclaimed
     assert "wrong only as the campaign runs them" in done.stdout and "0 distinct bugs" in done.stdout, done.stdout

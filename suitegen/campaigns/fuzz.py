@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from suitegen import procs
+from suitegen import model, procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.campaigns import own_file, triage
@@ -500,9 +500,9 @@ class Campaign:
             if kind != "build" and n > limit:
                 findings.append({"kind": "repeat", "failing": list(sig) if kind == "wrong" else [sig],
                                  "count": n - limit, "of": kind})
-        filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in triage.FILED],
+        filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in model.FILED],
                                      self.opts.seed, say=self.say, known=self.opts.known)
-        return filed + [f for f in findings if f["kind"] not in triage.FILED]
+        return filed + [f for f in findings if f["kind"] not in model.FILED]
 
     def _investigate_one(self, s: dict, deadline: float) -> dict | None:
         """Investigate one suspect; its finding is appended to ``investigated.jsonl`` as soon as it is known,
@@ -661,17 +661,8 @@ def _campaign(args, campaign: Campaign) -> int:
               f"kept in {campaign.results_path}; report {page}. Continue with: {resume_command(args)}", file=sys.stderr)
         return 128 + stop.signum
     page = fuzz_page.write(out, campaign.state(), findings)
-    new = [f for f in findings if f["kind"] in (*triage.FILED, "build") and not f.get("known")]
-    bugs, refusals = triage.distinct_bugs(findings), [f for f in findings if f["kind"] == "build"]
-    ours = [f for f in findings if f["kind"] == triage.PROGRAM_FAULT]
-    unclaimed = [f for f in findings if f["kind"] == triage.HARNESS]
-    print(f"fuzz: {campaign.tally.wrong} wrong programs, {len(bugs)} distinct bugs "
-          f"({sum(bool(f.get('known')) for f in bugs.values())} of them known), "
-          f"{len(refusals)} kinds of refusal of valid programs"
-          + (f"; {len(ours)} programs at fault themselves (undefined behaviour: suitegen's defect, not a finding)"
-             if ours else "")
-          + (f"; {len(unclaimed)} wrong only as the campaign runs them (right as a file built alone: not claimed)"
-             if unclaimed else ""))
+    new = [f for f in findings if f["kind"] in (*model.FILED, "build") and not f.get("known")]
+    print(f"fuzz: {fuzz_page.headline(campaign.tally.wrong, findings)}")
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:
         if f["kind"] == "wrong-code":

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from suitegen import procs
+from suitegen import model, procs
 from suitegen.campaigns import triage
 from suitegen.compilers import modules
 from suitegen.synth import present, textual
@@ -167,7 +167,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     bad = next(r for r in runs.values() if r.built and not r.right)
     check = {f"original {r.build}": triage.sanitized(campaign.tc, r.exe) for r in (good, bad)}
     if check[f"original {good.build}"] not in ("", "clean"):
-        return {"kind": triage.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
+        return {"kind": model.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
                 "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
     tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline,
@@ -186,7 +186,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     still = all(a[n].right for a in again for n, r in runs.items() if r.right) and all(
         a[bad.build].built and not a[bad.build].right for a in again)
     fault = check[f"reduced {good.build}"] not in ("", "clean")
-    return {"kind": triage.PROGRAM_FAULT if fault else "wrong-code", "good": good.build, "bad": bad.build,
+    return {"kind": model.PROGRAM_FAULT if fault else "wrong-code", "good": good.build, "bad": bad.build,
             "witness": witness.name if witness else None,
             "wrong": sorted(n for n, r in last.items() if not r.right),
             "right": sorted(n for n, r in last.items() if r.right),

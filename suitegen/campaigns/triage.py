@@ -26,7 +26,7 @@ from pathlib import Path
 from suitegen import procs, resources
 from suitegen.compilers import cache, diagnostics, modules
 from suitegen.execute import host_check
-from suitegen.model import Compiler, UsageError, digest
+from suitegen.model import HARNESS, PROGRAM_FAULT, Compiler, UsageError, digest
 from suitegen.report.diff import Entry
 from suitegen.report.run_folder import new_run_id
 from suitegen.synth import emit, ir, populate, present, reduce, textual
@@ -594,20 +594,6 @@ def _as_integer(bits: int) -> int | None:
     return int(value) if math.isfinite(value) and value == int(value) and value != 0 else None
 
 
-FILED = ("wrong-code", "crash")  # the kinds of finding the database files (a refusal is counted per build and error)
-PROGRAM_FAULT = "program-fault"  # a wrong program the host build's sanitizer blames on the program: ours, never filed
-HARNESS = "campaign-only"  # wrong as the campaign builds and runs it, right as a file built alone: never filed
-
-
-def distinct_bugs(filed: list[dict]) -> dict[str, dict]:
-    """Return the distinct bugs among a campaign's filed findings (``file_findings``), by bucket, each its first
-    finding: two reductions of one bug land in one bucket. A bug is known where its first finding was (the
-    database held its bucket before this campaign filed it)."""
-    out: dict[str, dict] = {}
-    for f in filed:
-        if f["kind"] in FILED:
-            out.setdefault(f["bucket"], f)
-    return out
 
 
 def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from suitegen import procs
+from suitegen import model, procs
 from suitegen.compilers.modules import DeviceBuild, target_build
 from suitegen.campaigns import triage
 from suitegen.model import GENERATED_RULE, DeviationRef, Outcome, Record, Toolchain, Verdict
@@ -115,7 +115,7 @@ def triage_run(records: list[Record], toolchains: list[Toolchain], runner, db_pa
         finally:
             bench.close()
         finding = dict(finding or {"kind": "not-reproduced"}, program_id=r.rule, item=r.case_id, config=r.config_id)
-        if finding["kind"] in triage.FILED:
+        if finding["kind"] in model.FILED:
             finding["campaign"] = f"run {run_id}"
             filed = triage.file_findings(db_path, [finding], f"run {run_id}", say=say)[0]
             entry = triage.read_findings(db_path, say)["findings"][filed["bucket"]]

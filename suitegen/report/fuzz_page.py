@@ -5,10 +5,39 @@ import html
 import json
 from pathlib import Path
 
+from suitegen.model import FILED, HARNESS, PROGRAM_FAULT
+
+
+def distinct_bugs(findings: list[dict]) -> dict[str, dict]:
+    """Return the distinct bugs among a campaign's filed findings, by bucket, each its first finding: two reductions
+    of one bug land in one bucket. A bug is known where its first finding was (the database held its bucket before
+    this campaign filed it)."""
+    out: dict[str, dict] = {}
+    for f in findings:
+        if f["kind"] in FILED and f.get("bucket"):
+            out.setdefault(f["bucket"], f)
+    return out
+
+
+def headline(wrong: int, findings: list[dict]) -> str:
+    """Return a campaign's last word: its wrong programs, its distinct bugs (new and known), refusals, and what it
+    does not claim."""
+    bugs = distinct_bugs(findings)
+    ours = sum(f["kind"] == PROGRAM_FAULT for f in findings)
+    unclaimed = sum(f["kind"] == HARNESS for f in findings)
+    return (f"{wrong} wrong programs, {len(bugs)} distinct bugs ({sum(bool(f.get('known')) for f in bugs.values())} "
+            f"of them known), {sum(f['kind'] == 'build' for f in findings)} kinds of refusal of valid programs"
+            + (f"; {ours} programs at fault themselves (undefined behaviour: suitegen's defect, not a finding)"
+               if ours else "")
+            + (f"; {unclaimed} wrong only as the campaign runs them (right as a file built alone: not claimed)"
+               if unclaimed else ""))
+
 
 def write(out: Path, state: dict, findings: list[dict]) -> Path:
-    """Write ``findings.json``, ``repro/<bucket>/`` and ``index.html`` under ``out``; return the page."""
+    """Write ``findings.json``, ``repro/<bucket>/``, ``findings.md`` (the distinct bugs, a table to publish as it is)
+    and ``index.html`` under ``out``; return the page."""
     (out / "findings.json").write_text(json.dumps(findings, indent=1))
+    (out / "findings.md").write_text(_summary(state, findings))
     for f in findings:
         if f.get("reproducer") and f.get("bucket"):  # a filed finding (those not claimed keep theirs in findings.json)
             folder = out / "repro" / f["bucket"]
@@ -68,6 +97,35 @@ def _markdown(f: dict, suffix: str) -> str:
     return "\n".join([f"# {title}", "", *what, "", "## Builds", "", *builds, "", "## Reproduce", "", "```sh",
                       *f.get("commands", []), "```", "", f"## Source (`repro.{suffix}`, {f['lines']} lines)", "",
                       "```cuda" if suffix == "cu" else "```cpp", f["reproducer"].rstrip(), "```", ""])
+
+
+def _summary(state: dict, findings: list[dict]) -> str:
+    """Return the campaign's distinct bugs as markdown: one row each (what goes wrong, where, its reproducer's size,
+    whether it reproduced alone and what the sanitizers said, its release range), then what it does not claim."""
+    t = state["tally"]
+    rate = t["generated"] / t["seconds"] if t["seconds"] else 0.0
+    lines = [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
+             f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
+             f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
+             f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "",
+             headline(t["wrong"], findings) + ".", "",
+             "| bug | | stage | what goes wrong | wrong under | right under | lines | alone, twice | sanitizers "
+             "| releases |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for key, f in distinct_bugs(findings).items():
+        what = ("crash: " + (f.get("log") or "").strip().splitlines()[-1][:80] if f["kind"] == "crash" and f.get("log")
+                else "; ".join(f.get("observed") or [])[:120])
+        where = f.get("reduced") or f
+        clean = ", ".join(f"{b}: {r}" for b, r in (f.get("sanitizer") or {}).items() if r) or "-"
+        alone = {True: "yes", False: "no"}.get(f.get("reproduces"), "-")
+        lines.append(f"| [`{key}`](repro/{key}/report.md) | {'known' if f.get('known') else 'new'} | {f['stage']} "
+                     f"| {what} | {', '.join(where['failing'])} | {', '.join(where.get('passing') or []) or '-'} "
+                     f"| {f.get('lines', '-')} | {alone} | {clean} | {f.get('releases') or '-'} |")
+    others = [f for f in findings if f["kind"] not in (*FILED, "build", "repeat")]
+    if others:
+        lines += ["", "Not claimed:", ""]
+        lines += [f"- program {f.get('index')}: {f['kind']}" + (f": {f['why']}" if f.get("why") else "")
+                  for f in others]
+    return "\n".join(lines) + "\n"
 
 
 def _page(state: dict, findings: list[dict]) -> str:
