@@ -370,6 +370,38 @@ class HostTextTester(triage.TextTester):
         return cells
 
 
+class HostFaultTester(HostTextTester, triage.FaultTester):
+    """A FaultTester whose good cells come from g++ (``HostTextTester``) and whose bad build is a program built alone by
+    the campaign's nvcc, as ``FaultTester`` judges a run that faults."""
+
+
+@needs_gxx
+def test_a_run_that_faults_is_reduced_by_programs_built_alone(tmp_path, fake_nvcc):
+    """A fault is judged as its reproducer runs (a program built alone, its buffers exactly as large as they must be),
+    not by the campaign's workers, where a stray access may land in pooled memory: an nvcc whose programs fault
+    wherever the source holds a `` ^ `` before its kernel shrinks a program to lines that still hold it; the finding keeps no cells."""
+    import time
+    from types import SimpleNamespace
+    from concurrent.futures import ThreadPoolExecutor
+    from suitegen.compilers.modules import DeviceBuild
+    from suitegen.synth import emit, populate
+    nvcc = fake_nvcc('out="${@: -1}"\nif sed "/^extern/,\\$d" repro.cu | grep -q " ^ "; then printf \'#!/bin/sh\\necho "CUDA error: an '
+                     'illegal memory access was encountered"; exit 2\\n\' > "$out"; else printf \'#!/bin/sh\\necho OK\\n\''
+                     ' > "$out"; fi\nchmod +x "$out"\n', probe=False)
+    campaign = SimpleNamespace(opts=SimpleNamespace(jobs=2), scratch=tmp_path, cxx=None, pool=ThreadPoolExecutor(2),
+                               tc=SimpleNamespace(nvcc=str(nvcc)), build=lambda name: DeviceBuild(name=name))
+    p = next(p for p in sorted((populate.generate("text", i, "bitwise") for i in range(40)),
+                               key=lambda p: emit.reducible(p).count("\n")) if " ^ " in emit.reducible(p))
+    tester = HostFaultTester(shutil.which("g++"), campaign, p, "bad", "good", time.monotonic() + 300)
+    before = emit.reducible(p).count("\n")
+    found = triage.reduce_text(tester)
+    assert found["reduced_still_differs"] and found["observed"] is None, found.get("why")
+    kept = found["reproducer"].split("extern \"C\"")[0]
+    assert " ^ " in kept and kept.count("\n") < before, kept
+    tester.deadline = time.monotonic() + 60
+    assert not tester([kept.replace(" ^ ", " | ")])[0] and "does not fault (OK)" in tester.why, tester.why
+
+
 @pytest.mark.slow
 @needs_gxx
 def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(tmp_path):

@@ -169,15 +169,39 @@ class TextTester:
                         f"the {self.good} build differs from the host at output "
                         f"{next(i for i, (a, b) in enumerate(zip(body, host)) if a != b)}")
             return False
-        bad = self._gpu(self.bad, text)
-        if bad is None or bad == good:
-            self.why = f"the {self.bad} build " + ("failed" if bad is None else f"agrees with {self.good}")
+        bad = self._differs(text, good)
+        if bad is None:
             return False
         self.good_cells[text], self.bad_cells[text] = good, bad
         return True
 
+    def _differs(self, text: str, good: list[int]) -> list[int] | None:
+        """Return the bad build's cells where they differ from the good build's (else None, and ``why``)."""
+        bad = self._gpu(self.bad, text)
+        if bad is None or bad == good:
+            self.why = f"the {self.bad} build " + ("failed" if bad is None else f"agrees with {self.good}")
+            return None
+        return bad
+
     def __call__(self, batch: list[str]) -> list[bool]:
         return _each(self.c, self.one, batch)
+
+
+class FaultTester(TextTester):
+    """A ``TextTester`` for a run that faults: the bad build is judged as its reproducer runs, a program built alone
+    whose buffers are exactly as large as they must be (``emit.standalone``), since a stray access of a module the
+    campaign's workers run may land in pooled memory and fault nowhere. The bad build must end in a CUDA error."""
+
+    def _differs(self, text: str, good: list[int]) -> list[int] | None:
+        folder = Path(tempfile.mkdtemp(prefix="x", dir=self.c.scratch))
+        exe, log = modules.build_program(self.c.tc, self.c.build(self.bad), emit.standalone(self.p, good, text,
+                                                                                             self.whole), folder)
+        said = procs.run((str(exe),), timeout=120, cwd=folder).output if exe else ""
+        shutil.rmtree(folder, ignore_errors=True)
+        if "CUDA error" not in said:
+            self.why = f"the {self.bad} build " + (f"does not fault ({log_line(said)[:80]})" if exe else "failed")
+            return None
+        return []  # no cells: it faulted (the finding keeps what the campaign saw)
 
 
 def reduce_text(tester: TextTester) -> dict:
@@ -200,7 +224,7 @@ def reduce_text(tester: TextTester) -> dict:
             "reduced_still_differs": again,
             "why": "" if again else tester.why,
             "observed": [f"cell {i}: expected {w}, got {g}" for i, (w, g) in enumerate(zip(expected, observed))
-                         if w != g][:6]}
+                         if w != g][:6] or None}  # None: a fault, no cells
 
 
 def _each(campaign, test, items: list) -> list[bool]:
@@ -266,10 +290,11 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
     line_result = "not run"
     if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
-        lines = reduce_text(TextTester(campaign, small, bad, good, deadline))
+        judge = FaultTester if any(o.startswith("the run failed") for o in observed) else TextTester
+        lines = reduce_text(judge(campaign, small, bad, good, deadline))
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
-            text, observed = lines["reproducer"], lines["observed"]
+            text, observed = lines["reproducer"], lines["observed"] or observed
     final = final_form(campaign, text, bad, good, built=None if bad.startswith("host-") else
                        emit.standalone(small, exp, whole=True))
     text = final["reproducer"]
