@@ -400,6 +400,13 @@ def test_a_run_that_faults_is_reduced_by_programs_built_alone(tmp_path, fake_nvc
     assert " ^ " in kept and kept.count("\n") < before, kept
     tester.deadline = time.monotonic() + 60
     assert not tester([kept.replace(" ^ ", " | ")])[0] and "does not fault (OK)" in tester.why, tester.why
+    # the model's reducer judges a fault so too: each candidate built alone under the bad build
+    from suitegen.synth import reduce
+    other = next(q for q in (populate.generate("text", i, "bitwise") for i in range(40)) if " ^ " not in emit.alone(q)
+                 .split("extern")[0])
+    statuses = triage.Tester(campaign, "bad", None, alone=True)._statuses("bad", [p, other], [reduce.expected(p),
+                                                                                          reduce.expected(other)])
+    assert statuses[0].startswith("run-fault: CUDA error") and statuses[1] == "no fault", statuses
 
 
 @pytest.mark.slow

@@ -94,14 +94,17 @@ def shape(program: ir.Program) -> str:
 
 class Tester:
     """Runs candidate programs under named builds (GPU) or host builds and says which are still wrong: those the bad
-    build gets wrong, built again under the good build (only those), which gets them right."""
+    build gets wrong, built again under the good build (only those), which gets them right. ``alone``: the bad build
+    judges each candidate as its reproducer runs, a program built alone (a fault: see ``FaultTester``)."""
 
-    def __init__(self, campaign, bad: str, good: str | None):
-        self.c, self.bad, self.good = campaign, bad, good
+    def __init__(self, campaign, bad: str, good: str | None, alone: bool = False):
+        self.c, self.bad, self.good, self.alone = campaign, bad, good, alone
         self.rounds = 0
 
     def _statuses(self, build_name: str, programs: list, expected: list) -> list[str]:
         c = self.c
+        if self.alone and build_name == self.bad:
+            return _each(c, lambda pe: self._alone(build_name, *pe), list(zip(programs, expected)))
         folder = Path(tempfile.mkdtemp(prefix="t", dir=c.scratch))  # investigations run side by side
         if build_name.startswith("host-"):
             run = host_check.run(emit.host_check(programs, expected), folder, build_name,
@@ -113,6 +116,16 @@ class Tester:
         if not built.ok:
             return ["no-module"] * len(programs)
         return c.run_module(built.module, programs, expected)
+
+    def _alone(self, build_name: str, program: ir.Program, expected: list[int]) -> str:
+        """Return one program's status built alone as a reproducer (``emit.standalone``) and run: a fault, or not."""
+        folder = Path(tempfile.mkdtemp(prefix="x", dir=self.c.scratch))
+        exe, _ = modules.build_program(self.c.tc, self.c.build(build_name), emit.standalone(program, expected), folder)
+        said = procs.run((str(exe),), timeout=120, cwd=folder).output if exe else ""
+        shutil.rmtree(folder, ignore_errors=True)
+        if "CUDA error" in said:
+            return "run-fault: " + log_line(said, re.compile("CUDA error"))[:200]
+        return "no-module" if exe is None else "no fault"  # a wrong value instead is another bug
 
     def __call__(self, candidates: list) -> list[bool]:
         self.rounds += 1
@@ -268,7 +281,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     passing = {b for b, s in first.items() if s == "ok"}
     bad = "default" if "default" in failing else sorted(failing)[0]
     good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
-    tester = Tester(campaign, bad, good)
+    tester = Tester(campaign, bad, good, alone=first[bad].startswith("run-"))  # a fault: judged as its file runs
     small = program
     line_pass = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
     now = time.monotonic()
