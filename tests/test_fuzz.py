@@ -518,12 +518,34 @@ def test_findings_of_one_symptom_share_a_bucket_whatever_their_reduced_shape():
     assert len({triage.bucket(f) for f in (as_int[0], high, fault, other[0])}) == 4
     assert triage.bucket(finding(as_int[0]["observed"], "a", ("cicc-O0",))) != triage.bucket(as_int[0]), \
         "the builds that get it wrong are part of what a bug does"
+    # judged again under every build (debug, maxrreg, ptx-jit too), a bug lands where the campaign's builds put it
+    assert triage.bucket(finding(as_int[0]["observed"], "a", ("default", "maxrreg", "ptx-jit"))) == \
+        triage.bucket(as_int[0])
+    assert triage.bucket(finding(as_int[0]["observed"], "a", ("ptx-jit",))) != triage.bucket(as_int[0])
     # q10's programs 86 and 6288: a 16-bit value sign-extended to 64 and to 32 bits, reduced to two shapes: one bug
     narrow = [finding(["cell 0: expected 65534, got 18446744073709551614"], "a", ("cicc-O0",)),
               finding(["cell 0: expected 65486, got 4294967246"], "b", ("cicc-O0",))]
     assert {triage.symptom(f["observed"]) for f in narrow} == {"narrow value sign-extended"}
     assert triage.bucket(narrow[0]) == triage.bucket(narrow[1])
     assert triage.symptom(["cell 0: expected 32766, got 4294967294"]) is None, "0x7FFE has no sign bit to extend"
+
+
+def test_a_bug_met_twice_is_published_with_its_shortest_reproducer(tmp_path):
+    """Two reductions of one bug in a campaign: its folder and its row in findings.md hold the shorter reproducer,
+    and the bug is new or known as its first finding was."""
+    from suitegen.report import fuzz_page
+    base = {"kind": "wrong-code", "bucket": "b1", "stage": "ptxas optimiser", "failing": ["default"], "passing": [],
+            "observed": ["cell 0: expected 1, got 2"], "toolchain": "13.0.88", "index": 1, "seed": "s", "policy": "p",
+            "original_size": 9, "size": 3}
+    found = [dict(base, lines=48, reproducer="long\n" * 48, known=False),
+             dict(base, lines=39, reproducer="short\n" * 39, known=True, index=2)]
+    state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "policy": None,
+             "tally": {"generated": 2, "ran": 2, "host_checked": 0, "seconds": 1.0, "wrong": 2, "build_failures": 0}}
+    fuzz_page.write(tmp_path, state, found)
+    assert (tmp_path / "repro" / "b1" / "repro.cu").read_text() == "short\n" * 39
+    table = (tmp_path / "findings.md").read_text()
+    assert "2 wrong programs, 1 distinct bugs (0 of them known)" in table and "| new | ptxas optimiser |" in table
+    assert "| 39 |" in table and "| 48 |" not in table, table
 
 
 @needs_gxx

@@ -590,7 +590,14 @@ def bucket(finding: dict) -> str:
     line that names it: reductions of one crash to different programs are one bug)."""
     crash = crash_signature(finding.get("log") or "") if finding.get("kind") == "crash" else ""
     what = crash or symptom(finding.get("observed") or []) or finding.get("shape")
-    return digest(finding.get("kind"), finding.get("stage"), finding.get("failing"), what, length=12)
+    failing = finding.get("failing") or []
+    core = [b for b in failing if b in CORE_BUILDS or b.startswith("host-")] or failing
+    return digest(finding.get("kind"), finding.get("stage"), core, what, length=12)
+
+
+# The builds a bucket names among those a finding fails under (the campaign's default builds, and the host's): a
+# finding judged again under every build (debug, maxrreg, ptx-jit too) lands where one judged under these did
+CORE_BUILDS = ("default", "ptxas-O0", "cicc-O0")
 
 
 _CELL = re.compile(r"cell \d+: expected (\d+), got (\d+)$")

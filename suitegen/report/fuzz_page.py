@@ -9,13 +9,15 @@ from suitegen.model import FILED, HARNESS, PROGRAM_FAULT
 
 
 def distinct_bugs(findings: list[dict]) -> dict[str, dict]:
-    """Return the distinct bugs among a campaign's filed findings, by bucket, each its first finding: two reductions
-    of one bug land in one bucket. A bug is known where its first finding was (the database held its bucket before
-    this campaign filed it)."""
+    """Return the distinct bugs among a campaign's filed findings, by bucket, each its shortest reproducer's finding:
+    two reductions of one bug land in one bucket. A bug is known where its first finding was (the database held its
+    bucket before this campaign filed it)."""
     out: dict[str, dict] = {}
     for f in findings:
         if f["kind"] in FILED and f.get("bucket"):
-            out.setdefault(f["bucket"], f)
+            first = out.setdefault(f["bucket"], f)
+            if f.get("reproducer") and (f.get("lines") or 0) < (first.get("lines") or 0):
+                out[f["bucket"]] = dict(f, known=first.get("known"))
     return out
 
 
@@ -38,8 +40,8 @@ def write(out: Path, state: dict, findings: list[dict]) -> Path:
     and ``index.html`` under ``out``; return the page."""
     (out / "findings.json").write_text(json.dumps(findings, indent=1))
     (out / "findings.md").write_text(_summary(state, findings))
-    for f in findings:
-        if f.get("reproducer") and f.get("bucket"):  # a filed finding (those not claimed keep theirs in findings.json)
+    for f in distinct_bugs(findings).values():  # a bug's shortest reproducer (those not claimed stay in findings.json)
+        if f.get("reproducer"):
             folder = out / "repro" / f["bucket"]
             folder.mkdir(parents=True, exist_ok=True)
             suffix = "cpp" if str(f.get("bad", "")).startswith("host-") else "cu"
