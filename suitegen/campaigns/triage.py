@@ -119,13 +119,10 @@ class Tester:
 
     def _alone(self, build_name: str, program: ir.Program, expected: list[int]) -> str:
         """Return one program's status built alone as a reproducer (``emit.standalone``) and run: a fault, or not."""
-        folder = Path(tempfile.mkdtemp(prefix="x", dir=self.c.scratch))
-        exe, _ = modules.build_program(self.c.tc, self.c.build(build_name), emit.standalone(program, expected), folder)
-        said = procs.run((str(exe),), timeout=120, cwd=folder).output if exe else ""
-        shutil.rmtree(folder, ignore_errors=True)
+        built, said = run_alone(self.c, build_name, emit.standalone(program, expected))
         if "CUDA error" in said:
             return "run-fault: " + log_line(said, re.compile("CUDA error"))[:200]
-        return "no-module" if exe is None else "no fault"  # a wrong value instead is another bug
+        return "no fault" if built else "no-module"  # a wrong value instead is another bug
 
     def __call__(self, candidates: list) -> list[bool]:
         self.rounds += 1
@@ -206,15 +203,21 @@ class FaultTester(TextTester):
     campaign's workers run may land in pooled memory and fault nowhere. The bad build must end in a CUDA error."""
 
     def _differs(self, text: str, good: list[int]) -> list[int] | None:
-        folder = Path(tempfile.mkdtemp(prefix="x", dir=self.c.scratch))
-        exe, log = modules.build_program(self.c.tc, self.c.build(self.bad), emit.standalone(self.p, good, text,
-                                                                                             self.whole), folder)
-        said = procs.run((str(exe),), timeout=120, cwd=folder).output if exe else ""
-        shutil.rmtree(folder, ignore_errors=True)
+        built, said = run_alone(self.c, self.bad, emit.standalone(self.p, good, text, self.whole))
         if "CUDA error" not in said:
-            self.why = f"the {self.bad} build " + (f"does not fault ({log_line(said)[:80]})" if exe else "failed")
+            self.why = f"the {self.bad} build " + (f"does not fault ({log_line(said)[:80]})" if built else "failed")
             return None
         return []  # no cells: it faulted (the finding keeps what the campaign saw)
+
+
+def run_alone(campaign, build_name: str, source: str) -> tuple[bool, str]:
+    """Build a reproducer's source alone under a named build and run it once; return whether it built and what it
+    printed."""
+    folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
+    exe, _ = modules.build_program(campaign.tc, campaign.build(build_name), source, folder)
+    said = procs.run((str(exe),), timeout=120, cwd=folder).output if exe else ""
+    shutil.rmtree(folder, ignore_errors=True)
+    return exe is not None, said
 
 
 def reduce_text(tester: TextTester) -> dict:

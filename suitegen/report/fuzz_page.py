@@ -110,8 +110,14 @@ def _summary(state: dict, findings: list[dict]) -> str:
              f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
              f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
              f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "",
-             headline(t["wrong"], findings) + ".", "",
-             "| bug | | stage | what goes wrong | wrong under | right under | lines | alone, twice | sanitizers "
+             headline(t["wrong"], findings) + ".", ""]
+    return "\n".join(lines + table(findings)) + "\n"
+
+
+def table(findings: list[dict], folder: str = "") -> list[str]:
+    """Return the markdown rows of a campaign's distinct bugs (links to ``folder``/repro/), then what it does not
+    claim."""
+    lines = ["| bug | | stage | what goes wrong | wrong under | right under | lines | alone, twice | sanitizers "
              "| releases |", "|---|---|---|---|---|---|---|---|---|---|"]
     for key, f in distinct_bugs(findings).items():
         what = ("crash: " + (f.get("log") or "").strip().splitlines()[-1][:80] if f["kind"] == "crash" and f.get("log")
@@ -119,15 +125,15 @@ def _summary(state: dict, findings: list[dict]) -> str:
         where = f.get("reduced") or f
         clean = ", ".join(f"{b}: {r}" for b, r in (f.get("sanitizer") or {}).items() if r) or "-"
         alone = {True: "yes", False: "no"}.get(f.get("reproduces"), "-")
-        lines.append(f"| [`{key}`](repro/{key}/report.md) | {'known' if f.get('known') else 'new'} | {f['stage']} "
-                     f"| {what} | {', '.join(where['failing'])} | {', '.join(where.get('passing') or []) or '-'} "
+        lines.append(f"| [`{key}`]({folder}repro/{key}/report.md) | {'known' if f.get('known') else 'new'} "
+                     f"| {f['stage']} | {what} | {', '.join(where['failing'])} | {', '.join(where.get('passing') or []) or '-'} "
                      f"| {f.get('lines', '-')} | {alone} | {clean} | {f.get('releases') or '-'} |")
     others = [f for f in findings if f["kind"] not in (*FILED, "build", "repeat")]
     if others:
         lines += ["", "Not claimed:", ""]
         lines += [f"- program {f.get('index')}: {f['kind']}" + (f": {f['why']}" if f.get("why") else "")
                   for f in others]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _page(state: dict, findings: list[dict]) -> str:

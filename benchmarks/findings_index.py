@@ -1,0 +1,74 @@
+"""Regenerate ``benchmarks/findings/`` from the tool's own output, with nothing written by hand.
+
+    python benchmarks/findings_index.py [FOLDER]      # default: benchmarks/findings
+
+Each campaign folder (a ``findings.json`` of findings, with the ``campaign.json`` of its state where it has one) gets
+its page, ``findings.md`` and reproducer folders written again by ``fuzz_page.write``; ``README.md`` is an index: per
+campaign its ``COMMANDS`` (what was run, as given), its last line and its table of distinct bugs; per ``fuzz --reduce``
+folder each reduced file's first line and size; per findings database its buckets.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from suitegen.report import fuzz_page  # noqa: E402
+
+
+def campaign(folder: Path, root: Path) -> list[str]:
+    findings = json.loads((folder / "findings.json").read_text())
+    state = folder / "campaign.json"
+    rel = folder.relative_to(root).as_posix() + "/"
+    out = [f"## `{rel}`", ""]
+    if (folder / "COMMANDS").is_file():
+        out += ["```sh", (folder / "COMMANDS").read_text().rstrip(), "```", ""]
+    if state.is_file():
+        fuzz_page.write(folder, json.loads(state.read_text()), findings)
+        out += [(folder / "findings.md").read_text().split("\n\n")[1].strip(), ""]  # its header: what it checked
+        out += [fuzz_page.headline(json.loads(state.read_text())["tally"]["wrong"], findings) + ".", ""]
+    out += fuzz_page.table(findings, rel) + [""]
+    if (folder / "releases.md").is_file():  # fuzz --releases over its findings
+        out += ["Release ranges (`releases.md`):", "", "```", (folder / "releases.md").read_text().rstrip(), "```", ""]
+    return out
+
+
+def reduced(folder: Path, root: Path) -> list[str]:
+    out = [f"## `{folder.relative_to(root).as_posix()}/` (`suitegen fuzz --reduce FILE`)", ""]
+    for md in sorted(folder.glob("*.reduced.md")):
+        text = md.read_text()
+        size = re.search(r"Reduced from (\d+) to (\d+) lines", text)
+        out.append(f"- [`{md.name}`]({md.relative_to(root).as_posix()}): {text.splitlines()[0].lstrip('# ')}"
+                   + (f" ({size.group(1)} -> {size.group(2)} lines)" if size else ""))
+    return out + [""]
+
+
+def database(path: Path, root: Path) -> list[str]:
+    entries = json.loads(path.read_text())["findings"]
+    out = [f"## `{path.relative_to(root).as_posix()}` (a findings database)", "",
+           "| bucket | kind | stage | lines | hits | campaigns |", "|---|---|---|---|---|---|"]
+    out += [f"| `{k}` | {e['first']['kind']} | {e['first'].get('stage', '')} | {e['first'].get('lines', '')} "
+            f"| {e['hits']} | {', '.join(e['campaigns'])} |" for k, e in entries.items()]
+    return out + [""]
+
+
+def main(root: Path) -> None:
+    lines = ["# Compiler bugs `suitegen fuzz` found", "",
+             "Written by `benchmarks/findings_index.py` from the folders here, each the tool's output as it left "
+             "it; nothing here is edited by hand (a folder's `COMMANDS` says what was run). `earlier/` holds the "
+             "reproducers of campaigns before 2026-11-30, whose databases were not kept.", ""]
+    for path in sorted(root.rglob("*.json")):
+        data = json.loads(path.read_text())
+        if path.name == "findings.json" and isinstance(data, list):
+            lines += campaign(path.parent, root)
+        elif isinstance(data, dict) and "findings" in data:
+            lines += database(path, root)
+    for folder in sorted({md.parent for md in root.rglob("*.reduced.md")}):
+        lines += reduced(folder, root)
+    lines += ["## `earlier/`", ""] + [f"- `{p.name}`" for p in sorted((root / "earlier").iterdir())] + [""]
+    (root / "README.md").write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent / "findings"))
