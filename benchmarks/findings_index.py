@@ -66,7 +66,8 @@ def main(root: Path) -> None:
             lines += database(path, root)
     for folder in sorted({md.parent for md in root.rglob("*.reduced.md")}):
         lines += reduced(folder, root)
-    lines += ["## `earlier/`", ""] + [f"- `{p.name}`" for p in sorted((root / "earlier").iterdir())] + [""]
+    if (root / "earlier").is_dir():
+        lines += ["## `earlier/`", ""] + [f"- `{p.name}`" for p in sorted((root / "earlier").iterdir())] + [""]
     (root / "README.md").write_text("\n".join(lines))
 
 

@@ -109,6 +109,13 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     assert bugs == distinct, "the same bugs, now known"
     db = json.loads((tmp_path / "findings.json").read_text())["findings"]
     assert any(entry["hits"] == 2 for entry in db.values())
+    # benchmarks/findings/ is written from such folders alone: each campaign's table, and the database
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import findings_index
+    findings_index.main(tmp_path)
+    index = (tmp_path / "README.md").read_text()
+    assert "## `c/`" in index and "## `c2/`" in index and "## `findings.json` (a findings database)" in index, index
+    assert all(f"[`{f['bucket']}`](c/repro/{f['bucket']}/report.md)" in index for f in found), index
 
 
 @needs_gxx
