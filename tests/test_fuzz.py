@@ -399,7 +399,7 @@ def test_a_run_that_faults_is_reduced_by_programs_built_alone(tmp_path, fake_nvc
                                tc=SimpleNamespace(nvcc=str(nvcc)), build=lambda name: DeviceBuild(name=name))
     p = next(p for p in sorted((populate.generate("text", i, "bitwise") for i in range(40)),
                                key=lambda p: emit.reducible(p).count("\n")) if " ^ " in emit.reducible(p))
-    tester = HostFaultTester(shutil.which("g++"), campaign, p, "bad", "good", time.monotonic() + 300)
+    tester = HostFaultTester(shutil.which("g++"), campaign, p, "bad", "good", time.monotonic() + 12)  # a few rounds
     before = emit.reducible(p).count("\n")
     found = triage.reduce_text(tester)
     assert found["reduced_still_differs"] and found["observed"] is None, found.get("why")

@@ -473,8 +473,9 @@ class Campaign:
 
     # ---- after the budget: what was found
     def investigate(self, per_signature: int = 3) -> list[dict]:
-        """Confirm and reduce what went wrong (wrong code first, a few per signature; one crash per build),
-        file it, and return the findings."""
+        """Confirm and reduce what went wrong (wrong code first, a few per signature, each signature's first before
+        any second; one crash per build), each within its share of the reduce budget; file it, and return the
+        findings."""
         deadline = time.monotonic() + self.opts.reduce_budget
         seen: Counter = Counter()
         chosen, findings = [], []
@@ -491,8 +492,12 @@ class Campaign:
                 if len(refused[key]["programs"]) < 20:  # the first few, to build again
                     refused[key]["programs"].append(s["index"])
             elif seen[sig] <= (per_signature if s["kind"] == "wrong" else 1):
-                chosen.append(s)
-        with Scheduler(lambda s: self._investigate_one(s[1], deadline), jobs=min(4, len(chosen))) as pool:
+                chosen.append((seen[sig], s))
+        chosen = [s for _, s in sorted(chosen, key=lambda rs: rs[0])]  # each signature's first suspect first
+        width = min(4, len(chosen))
+        share = self.opts.reduce_budget * width / max(1, len(chosen))  # each its fair share of the budget
+        with Scheduler(lambda s: self._investigate_one(s[1], min(deadline, time.monotonic() + share)),
+                       jobs=width) as pool:
             pool.add(*enumerate(chosen))  # numbered, so findings keep the suspects' order
             findings += [f.result for f in sorted(pool, key=lambda f: f.unit[0]) if f.result is not None]
         for (kind, sig), n in seen.items():
