@@ -555,6 +555,17 @@ def test_a_bug_met_twice_is_published_with_its_shortest_reproducer(tmp_path):
     assert "| 39 |" in table and "| 48 |" not in table, table
 
 
+def test_a_reproducer_holds_where_the_same_cells_are_wrong_whatever_their_values():
+    """k11's c9c20107991f: its device form's kernel is byte for byte the file's (-Xcicc -O0, nvcc 13.0.88), yet the
+    form was not kept; a wrong value that varies from run to run is the same bug where the same cells are wrong."""
+    first = "cell 3: expected 0, got 1329061888\ncell 5: expected 0, got 1329061888\nWRONG 2"
+    assert triage.same_wrong(first.replace("1329061888", "7"), first)
+    assert not triage.same_wrong(first.replace("cell 5", "cell 6"), first)
+    assert not triage.same_wrong("OK", first) and not triage.same_wrong(first.replace("WRONG 2", "WRONG 3"), first)
+    fault = "CUDA error: an illegal memory access was encountered"
+    assert triage.same_wrong(fault, fault) and not triage.same_wrong(fault, first)
+
+
 @needs_gxx
 def test_a_program_that_overruns_an_array_is_caught_by_the_host_address_sanitizer(tmp_path):
     """A faulting finding is checked on the host under ASan and UBSan (``host-asan``): a read past a global array,

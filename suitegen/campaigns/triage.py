@@ -339,7 +339,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
-            "stack": final.get("stack"),
+            "stack": final.get("stack"), "varies": final.get("varies", False),
             "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
@@ -363,7 +363,8 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     whose good build prints ``OK``, every time (``built``: the program as the campaign's file held it, the last resort
     where the reduced file shows nothing); then run compute-sanitizer's memcheck on the kept form's programs.
     Return the text kept, what each build printed last (``WRONG n`` / ``OK``), whether the file reproduced (both
-    runs), and memcheck's word per build (empty where no GPU runs nvcc's builds)."""
+    runs: the same cells wrong, ``same_wrong``), whether the wrong values varied between runs, and memcheck's word per
+    build (empty where no GPU runs nvcc's builds)."""
     kept = {"reproducer": text, "standalone": {}, "reproduces": None, "sanitizer": {}}
     host = bad.startswith("host-")  # a host finding's reproducer is host C++: built by the host compiler, as is
     if host != (good or bad).startswith("host-") or not host and (campaign.runner is None
@@ -392,11 +393,12 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
                   and not r[bad][1][0].endswith("OK")), ran[itself][bad][1][0])
 
     def holds(r: dict) -> bool:
-        return (r[bad][0] is not None and all(o == first for o in r[bad][1]) and not first.endswith("OK")
+        return (r[bad][0] is not None and all(same_wrong(o, first) for o in r[bad][1]) and not first.endswith("OK")
                 and all(o.endswith("OK") for n in names[1:] for o in r[n][1]))
     at = next((i for i, r in enumerate(ran) if holds(r)), itself)
     chosen = ran[at]
     kept.update(reproducer=candidates[at], reproduces=holds(chosen),
+                varies=len({o for r in ran if holds(r) for o in r[bad][1]}) > 1,
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
                 sanitizer={} if host else {n: sanitized(campaign.tc, chosen[n][0]) for n in names})
     if "CUDA error" in first:  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
@@ -413,6 +415,12 @@ def host_sanitized(campaign, program: ir.Program) -> str:
     if run.undefined:
         return "errors: " + run.undefined[0][:200]
     return "clean" if run.ok and not run.wrong else f"did not run clean: {log_line(run.log)[:200]}"
+
+
+def same_wrong(said: str, first: str) -> bool:
+    """Whether a reproducer's run printed what its first run did: the same cells wrong, or the same fault; a wrong
+    cell's value may vary from run to run (a compiler's code that reads what nothing wrote)."""
+    return re.sub(r"got \d+", "got ?", said) == re.sub(r"got \d+", "got ?", first)
 
 
 FRAME = re.compile(r"Function properties for (\S+)\n\s*(\d+) bytes stack frame")

@@ -86,7 +86,8 @@ def _markdown(f: dict, suffix: str) -> str:
     builds += [f"- built alone under {b}, the reproducer prints: {r}" for b, r in f.get("standalone", {}).items()]
     if f.get("reproduces") is not None:
         builds.append("- built alone and run twice under each build: " +
-                      ("the same both times" if f["reproduces"] else "it does not show the bug"))
+                      ("the same cells wrong both times" if f["reproduces"] else "it does not show the bug")
+                      + ("; their values varied from run to run" if f.get("varies") else ""))
     if f.get("seen"):
         builds.append(f"- as the campaign built the program it drew: wrong under {', '.join(f['seen']['failing'])}; "
                       f"right under {', '.join(f['seen']['passing']) or 'none'}")
