@@ -25,9 +25,9 @@ def campaign(folder: Path, root: Path) -> list[str]:
     if (folder / "COMMANDS").is_file():
         out += ["```sh", (folder / "COMMANDS").read_text().rstrip(), "```", ""]
     if state.is_file():
-        fuzz_page.write(folder, json.loads(state.read_text()), findings)
-        out += [(folder / "findings.md").read_text().split("\n\n")[1].strip(), ""]  # its header: what it checked
-        out += [fuzz_page.headline(json.loads(state.read_text())["tally"]["wrong"], findings) + ".", ""]
+        kept = json.loads(state.read_text())
+        fuzz_page.write(folder, kept, findings)
+        out += fuzz_page.header(kept, findings)[2:]  # what it checked, and its last line
     out += fuzz_page.table(findings, rel) + [""]
     if (folder / "releases.md").is_file():  # fuzz --releases over its findings
         out += ["Release ranges (`releases.md`):", "", "```", (folder / "releases.md").read_text().rstrip(), "```", ""]

@@ -208,7 +208,8 @@ class Campaign:
             except UsageError:
                 return False
             return True
-        return [b.name for b in self.builds] + [n for n in BUILDS if n not in {b.name for b in self.builds} and makes(n)]
+        own = [b.name for b in self.builds]
+        return own + [n for n in BUILDS if n not in own and makes(n)]
 
     @property
     def scratch(self) -> Path:

@@ -34,9 +34,6 @@ from suitegen.synth import present, textual
 
 RUN_SECONDS = 60.0
 OUTPUT = 1 << 20  # what is kept of a program's output: all of a reproducer's cells, each on a line of its own
-# What a program prints, or how it ends, when its GPU work faulted (the CUDA runtime's words) rather than computed.
-FAULT = re.compile(r"CUDA error|cudaError|illegal (memory access|instruction|address)|misaligned address|"
-                   r"unspecified launch failure|invalid program counter", re.I)
 # A reproducer's own table of expected values, and the check that prints the first four cells that differ from it.
 TABLE = re.compile(r"(static const unsigned long long sg_expect\[(\d+)\] = \{)([^}]*)(\};)")
 CHECK = "bad++ < 4)"
@@ -68,7 +65,7 @@ class Ran:
     @property
     def faulted(self) -> bool:
         """Whether its program did not run to its end: a signal, the time limit, or a fault of its GPU work."""
-        return self.built and (self.status is None or self.status < 0 or bool(FAULT.search(self.output)))
+        return self.built and (self.status is None or self.status < 0 or bool(triage.FAULT.search(self.output)))
 
     def said(self) -> str:
         """What it did, in a line."""

@@ -46,6 +46,12 @@ def host_status(run, program: ir.Program) -> str:
     return "ok" if run.undefined or run.ok else "no-build"
 
 
+# What a program prints, or how it ends, when its GPU work faulted (the CUDA runtime's words) rather than computed: a
+# reproducer prints "CUDA error: ..." (``emit.standalone``); a program of one's own may say it otherwise.
+FAULT = re.compile(r"CUDA error|cudaError|illegal (memory access|instruction|address)|misaligned address|"
+                   r"unspecified launch failure|invalid program counter", re.I)
+
+
 def _bad(status: str) -> bool:
     """Whether a program's status under a build is a wrong result (a wrong value, or a run that faulted)."""
     return status == "wrong" or status.startswith("run-") or status == "undefined"
@@ -120,8 +126,8 @@ class Tester:
     def _alone(self, build_name: str, program: ir.Program, expected: list[int]) -> str:
         """Return one program's status built alone as a reproducer (``emit.standalone``) and run: a fault, or not."""
         built, said = run_alone(self.c, build_name, emit.standalone(program, expected))
-        if "CUDA error" in said:
-            return "run-fault: " + log_line(said, re.compile("CUDA error"))[:200]
+        if FAULT.search(said):
+            return "run-fault: " + log_line(said, FAULT)[:200]
         return "no fault" if built else "no-module"  # a wrong value instead is another bug
 
     def __call__(self, candidates: list) -> list[bool]:
@@ -204,7 +210,7 @@ class FaultTester(TextTester):
 
     def _differs(self, text: str, good: list[int]) -> list[int] | None:
         built, said = run_alone(self.c, self.bad, emit.standalone(self.p, good, text, self.whole))
-        if "CUDA error" not in said:
+        if not FAULT.search(said):
             self.why = f"the {self.bad} build " + (f"does not fault ({log_line(said)[:80]})" if built else "failed")
             return None
         return []  # no cells: it faulted (the finding keeps what the campaign saw)
@@ -292,7 +298,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
     # the reduced form under every build the fuzzer knows (and the host builds): where it shows now
-    rejudged = statuses_alone(campaign, small, campaign.every_build() if campaign.runner is not None else None)
+    rejudged = statuses_alone(campaign, small, campaign.every_build())
     if bad != "default" and _bad(rejudged.get("default", "")) and good and rejudged.get(good) == "ok":
         bad = "default"  # first seen under a flag, yet wrong at default flags too: a default-build bug, reported there
     again = differs(rejudged[bad], rejudged[good] if good else "ok")  # it must still differ
@@ -306,7 +312,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
     line_result = "not run"
     if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
-        judge = FaultTester if any(o.startswith("the run failed") for o in observed) else TextTester
+        judge = FaultTester if rejudged[bad].startswith("run-") else TextTester
         lines = reduce_text(judge(campaign, small, bad, good, deadline))
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
@@ -401,7 +407,7 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
                 varies=len({o for r in ran if holds(r) for o in r[bad][1]}) > 1,
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
                 sanitizer={} if host else {n: sanitized(campaign.tc, chosen[n][0]) for n in names})
-    if "CUDA error" in first:  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
+    if not host and FAULT.search(first):  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
         kept["stack"] = {n: stack_use(campaign, builds[n], candidates[at]) for n in names}
     return kept
 

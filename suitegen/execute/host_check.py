@@ -68,10 +68,10 @@ def run(source: str, folder: Path, name: str, flags: tuple[str, ...], cxx: str |
     for m in WRONG.finditer(ran.output):
         wrong.setdefault(m.group(1), []).append(tuple(int(x) for x in m.group(2, 3, 4, 5)))
     undefined = tuple(f"{Path(m.group(1)).name}:{m.group(2)}: {m.group(3)}" for m in UBSAN.finditer(ran.output))
-    undefined += tuple(f"AddressSanitizer: {m.group(1)}" for m in ASAN.finditer(ran.output))
+    overruns = tuple(f"AddressSanitizer: {kind}" for kind in ASAN.findall(ran.output))
+    undefined += overruns
     owners = _owners(source)
-    blamed = {owners.get(int(m.group(2)), "?") for m in UBSAN.finditer(ran.output)} | (
-        {"?"} if ASAN.search(ran.output) else set())
+    blamed = {owners.get(int(m.group(2)), "?") for m in UBSAN.finditer(ran.output)} | ({"?"} if overruns else set())
     finished = ran.returncode in (0, 1) and not undefined
     return HostRun(name=name, argv=argv, ok=finished, wrong=wrong, undefined=undefined, log=ran.output[-4000:],
                    undefined_in=frozenset(blamed), timed_out=ran.timed_out)

@@ -39,7 +39,7 @@ def write(out: Path, state: dict, findings: list[dict]) -> Path:
     """Write ``findings.json``, ``repro/<bucket>/``, ``findings.md`` (the distinct bugs, a table to publish as it is)
     and ``index.html`` under ``out``; return the page."""
     (out / "findings.json").write_text(json.dumps(findings, indent=1))
-    (out / "findings.md").write_text(_summary(state, findings))
+    (out / "findings.md").write_text("\n".join(header(state, findings) + table(findings)) + "\n")
     for f in distinct_bugs(findings).values():  # a bug's shortest reproducer (those not claimed stay in findings.json)
         if f.get("reproducer"):
             folder = out / "repro" / f["bucket"]
@@ -102,22 +102,21 @@ def _markdown(f: dict, suffix: str) -> str:
                       "```cuda" if suffix == "cu" else "```cpp", f["reproducer"].rstrip(), "```", ""])
 
 
-def _summary(state: dict, findings: list[dict]) -> str:
-    """Return the campaign's distinct bugs as markdown: one row each (what goes wrong, where, its reproducer's size,
-    whether it reproduced alone and what the sanitizers said, its release range), then what it does not claim."""
+def header(state: dict, findings: list[dict]) -> list[str]:
+    """Return the markdown lines that head a campaign's ``findings.md``: its title, what it checked, its last line."""
     t = state["tally"]
     rate = t["generated"] / t["seconds"] if t["seconds"] else 0.0
-    lines = [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
-             f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
-             f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
-             f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "",
-             headline(t["wrong"], findings) + ".", ""]
-    return "\n".join(lines + table(findings)) + "\n"
+    return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
+            f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
+            f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
+            f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "",
+            headline(t["wrong"], findings) + ".", ""]
 
 
 def table(findings: list[dict], folder: str = "") -> list[str]:
-    """Return the markdown rows of a campaign's distinct bugs (links to ``folder``/repro/), then what it does not
-    claim."""
+    """Return the markdown rows of a campaign's distinct bugs (links to ``folder``/repro/): what goes wrong, where, its
+    reproducer's size, whether it reproduced alone and what the sanitizers said, its release range; then what it does
+    not claim."""
     lines = ["| bug | | stage | what goes wrong | wrong under | right under | lines | alone, twice | sanitizers "
              "| releases |", "|---|---|---|---|---|---|---|---|---|---|"]
     for key, f in distinct_bugs(findings).items():
