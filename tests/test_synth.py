@@ -241,6 +241,31 @@ def test_an_expression_is_put_as_0_where_the_test_allows_and_never_a_divisor_or_
     assert "int v = (0 * (b ^ 7));" in kept and "if (0) v = v / (a - 1);" in kept, kept
 
 
+def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_and_a_body_for_its_block():
+    """What lines cannot do: a cast's operand (which may also be 0), either operand of a binary operator, a call's
+    argument for the call, never a divisor's; a variable's value where it is read once; a loop's body once, its
+    variable declared; either branch of an ``if``, or the ``if`` without its ``else``."""
+    from suitegen.synth import textual
+    text = ("__device__ int f(int a, int b) {\n  int v = ((int)((a + 3) * (b ^ 7)));\n  int w = max((a * 2), 3);\n"
+            "  for (int i = 0; i < 4; ++i) {\n    w += (unsigned)((v - i));\n  }\n"
+            "  if ((w > 2)) {\n    w = w / (a - 1);\n  } else {\n    w ^= 1;\n  }\n  return w;\n}\n")
+    made = {f"{key[1]} -> {key[2]}" for key, _ in textual.operands(text)}
+    assert {"((int)((a + 3) * (b ^ 7))) -> ((a + 3) * (b ^ 7))", "((a + 3) * (b ^ 7)) -> (b ^ 7)",
+            "max((a * 2), 3) -> (a * 2)", "max((a * 2), 3) -> (3)", "(w > 2) -> (w)"} <= made, made
+    assert not any(m.startswith(("(a - 1)", "(int a, int b)")) for m in made), made
+    assert "((v - i))" in [text[i:j + 1] for i, j in textual.expressions(text)], "a cast's operand may be 0"
+    assert [t for _, t in textual.inlined(text)] == [text.replace("  int v = ((int)((a + 3) * (b ^ 7)));\n", "")
+                                                    .replace("v - i", "((int)((a + 3) * (b ^ 7))) - i")]
+    lines = text.splitlines(keepends=True)
+    unwrapped = ["".join(u) for i, j in textual._blocks(lines) for u in textual._unwrapped(lines, i, j)]
+    assert len(unwrapped) == 4, "never the function's own braces"
+    assert "  int i = 0;\n    w += (unsigned)((v - i));\n  if" in unwrapped[0]
+    assert [u.count("{") for u in unwrapped[1:]] == [2, 2, 3] and "w ^= 1;\n  return" in unwrapped[2]
+    assert "  }\n  return" in unwrapped[3] and "else" not in unwrapped[3]
+    small = textual.shrink(text, lambda batch: ["^ 7" in t and "return" in t for t in batch], width=2)
+    assert small.count("\n") <= 4 and "(b ^ 7)" in small, small
+
+
 def test_shrink_drops_what_nothing_names_judges_no_text_twice_and_never_an_unpaired_brace():
     """``textual.unused`` takes out the helpers, globals and macros nothing names (again once their last user went),
     never ``main``; ``shrink`` judges each text once and ddmin proposes no text whose braces do not pair up."""

@@ -4,9 +4,10 @@ The generator's reducer only makes programs it can still model; this pass leaves
 its test must need none: a compiler crash stays a crash whatever the program computes, and a wrong-code
 test compares two builds with a host build under UBSan (``triage.TextTester``). ``ddmin`` is Zeller's
 algorithm over lines; ``drop_blocks`` removes a braced block whole (a helper, a loop, a branch), which
-single lines cannot do without breaking the syntax; ``simplify`` puts ``0`` for a parenthesised expression
-(largest first), which lines cannot do at all: a generated statement is one line of nested expressions.
-``shrink`` alternates the three until none helps.
+single lines cannot do without breaking the syntax, or keeps its body alone; the rewrites do what lines
+cannot do at all, since a generated statement is one line of nested expressions: ``0`` for a parenthesised
+expression (``zeroes``), an operand or a call's argument for what holds it (``operands``), a variable's value for
+its one use (``inlined``). ``shrink`` alternates them until none helps.
 The caller's ``interesting`` judges a batch of candidates at once (each one built on its own core), and
 the first interesting candidate of a round, in order, is kept.
 """
@@ -101,16 +102,36 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
     return out
 
 
+FOR = re.compile(r"^(\s*)for \(([^;]*);")  # a loop's header, with what it declares
+STATEMENT = re.compile(r"^\s*(?:(?:if|for|while) \(|else\b|\{)")  # a block that is a statement, not a function's
+
+
+def _unwrapped(lines: list[str], i: int, j: int) -> list[list[str]]:
+    """Return the lines without the block ``i``..``j``'s braces but with what it holds: a branch's body (either
+    branch's, where an ``else`` splits it; or the ``if`` without its ``else``), a loop's body once (its variable
+    declared as its header sets it first)."""
+    if lines[j].strip() != "}" or not STATEMENT.match(lines[i]):
+        return []
+    middle = [k for k in range(i + 1, j) if lines[k].strip() == "} else {" and
+              sum(_depth(x) for x in lines[i:k]) == 1]
+    if middle:
+        k = middle[0]
+        return [lines[:i] + lines[i + 1:k] + lines[j + 1:], lines[:i] + lines[k + 1:j] + lines[j + 1:],
+                lines[:k] + [lines[k].replace("} else {", "}")] + lines[j + 1:]]
+    loop = FOR.match(lines[i])
+    head = [f"{loop[1]}{loop[2].strip()};\n"] if loop and loop[2].strip() else []
+    return [lines[:i] + head + lines[i + 1:j] + lines[j + 1:]]
+
+
 def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
-    """Remove whole blocks (largest first), then unwrap blocks (their opening and closing lines only),
-    while ``interesting`` still accepts the text."""
+    """Remove whole blocks (largest first), then unwrap blocks (``_unwrapped``), while ``interesting`` still accepts
+    the text."""
     tries = 0
     while tries < budget:
         lines = text.splitlines(keepends=True)
         spans = sorted(_blocks(lines), key=lambda ij: ij[0] - ij[1])
         candidates = ["".join(lines[:i] + lines[j + 1:]) for i, j in spans]
-        candidates += ["".join(lines[:i] + lines[i + 1:j] + lines[j + 1:]) for i, j in spans
-                       if lines[j].strip() == "}"]
+        candidates += ["".join(u) for i, j in spans for u in _unwrapped(lines, i, j)]
         hit, judged = _first(candidates, interesting, width, budget - tries)
         tries += len(judged)
         if hit is None:
@@ -121,49 +142,188 @@ def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budge
 
 # What may precede the opening parenthesis of an expression that a constant can stand for: not a name, a closing
 # bracket or a template's ``>`` (a call's arguments, a declaration's parameters, ``if (...)``), nor ``/`` or ``%`` (a
-# divisor of 0 would be undefined behaviour).
+# divisor of 0 would be undefined behaviour). A ``)`` that closes a cast's type is allowed (``_after_cast``).
 NOT_AN_OPERAND = re.compile(r"(?:[\w\])>]|[/%])\s*$")
 # The type of a cast: ``(unsigned long long)``, ``(T)``, ``(const sg::vec<int, 4> *)``.
 CAST = re.compile(r"^\s*(?:const\s+)?(?:[A-Za-z_]\w*(?:::|\s+))*[A-Za-z_]\w*(?:<[^()]*>)?\s*[*&]*\s*$")
-
+# A binary operator between an expression's two operands, as the emitter writes one (spaces either side).
+BINARY = re.compile(r" (?:\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%&|^<>]) ")
+# A call whose arguments may stand for it: a name not after another name, ``.``, ``->`` or ``::`` (a declaration, a
+# member), nor a keyword; ``_calls`` also asks what comes before the name.
+CALL = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\s*\(")
+KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "alignof", "decltype", "static_assert"}
 
 SHORTEST = 7  # an expression shorter than ``(a + b)`` is not worth a build: putting 0 for it saves a few characters
 
 
-def expressions(text: str) -> list[tuple[int, int]]:
-    """Return the (first, last) offsets of ``text``'s parenthesised expressions that a constant may stand for,
-    largest first, but for the shortest (``SHORTEST``)."""
+def _closing(text: str, i: int) -> int:
+    """Return the offset of the bracket that closes the one at ``i`` (-1: none)."""
+    depth = 0
+    for k in range(i, len(text)):
+        depth += (text[k] in "([{") - (text[k] in ")]}")
+        if depth == 0:
+            return k
+    return -1
+
+
+def _opening(text: str, k: int) -> int:
+    """Return the offset of the ``(`` that the ``)`` at ``k`` closes (-1: none)."""
+    depth = 0
+    for i in range(k, -1, -1):
+        depth += (text[i] == ")") - (text[i] == "(")
+        if depth == 0:
+            return i
+    return -1
+
+
+def _after_cast(text: str, i: int) -> bool:
+    """Whether the parenthesis at ``i`` follows a cast's type: ``(unsigned)(...)``."""
+    before = text[:i].rstrip()
+    if not before.endswith(")"):
+        return False
+    start = _opening(before, len(before) - 1)
+    return start >= 0 and bool(CAST.match(before[start + 1:-1])) and not NOT_AN_OPERAND.search(before[:start])
+
+
+def _operand(text: str, i: int, k: int) -> bool:
+    """Whether ``text[i:k + 1]``, in parentheses, is an operand something else may stand for."""
+    return (not NOT_AN_OPERAND.search(text[max(0, i - 40):i]) or _after_cast(text, i)) and \
+        not CAST.match(text[i + 1:k])
+
+
+def _spans(text: str, shortest: int = 0) -> list[tuple[int, int]]:
+    """Return the (first, last) offsets of ``text``'s parenthesised operands (``_operand``) of ``shortest``
+    characters or more, largest first."""
     stack, out = [], []
     for k, ch in enumerate(text):
         if ch == "(":
             stack.append(k)
         elif ch == ")" and stack:
             i = stack.pop()
-            if (k - i + 1 >= SHORTEST and not NOT_AN_OPERAND.search(text[max(0, i - 40):i])
-                    and not CAST.match(text[i + 1:k])):
+            if k - i + 1 >= shortest and _operand(text, i, k):
                 out.append((i, k))
     return sorted(out, key=lambda ij: ij[0] - ij[1])
 
 
-def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8,
-             refused: set | None = None) -> str:
-    """Put ``0`` for parenthesised expressions (largest first) while ``interesting`` still accepts the text; an
-    expression refused once (here, or in an earlier call given the same ``refused``) is not tried again where its text
-    and what is around it are the same."""
-    tries, refused = 0, set() if refused is None else refused
+def expressions(text: str) -> list[tuple[int, int]]:
+    """Return the (first, last) offsets of ``text``'s parenthesised expressions that a constant may stand for,
+    largest first, but for the shortest (``SHORTEST``)."""
+    return _spans(text, SHORTEST)
 
-    def seen(i: int, j: int) -> tuple[str, str, str]:  # an expression, and what is around it
-        return text[max(0, i - 30):i], text[i:j + 1], text[j + 1:j + 31]
+
+Edit = tuple[tuple[str, str, str, str], str]  # what an edit replaces, in context, with what; and the text it makes
+
+
+def _edit(text: str, i: int, j: int, new: str) -> Edit:
+    """Return the edit that puts ``new`` for ``text[i:j + 1]``, keyed by what it replaces and what is around it."""
+    return (text[max(0, i - 30):i], text[i:j + 1], new, text[j + 1:j + 31]), text[:i] + new + text[j + 1:]
+
+
+def zeroes(text: str) -> list[Edit]:
+    """``0`` for each parenthesised expression, largest first."""
+    return [_edit(text, i, j, "0") for i, j in expressions(text)]
+
+
+def _top(inner: str, pattern: re.Pattern) -> list[re.Match]:
+    """Return the matches of ``pattern`` in ``inner`` outside its brackets."""
+    depth, out = [0] * (len(inner) + 1), []
+    for k, ch in enumerate(inner):
+        depth[k + 1] = depth[k] + (ch in "([{") - (ch in ")]}")
+    return [m for m in pattern.finditer(inner) if depth[m.start()] == 0 and depth[m.end()] == 0]
+
+
+def _parts(inner: str) -> list[str]:
+    """Return what may stand for ``(inner)``: a cast's operand, a conditional's branches, a binary operator's
+    operands."""
+    if inner.startswith("("):
+        end = _closing(inner, 0)
+        rest = inner[end + 1:].strip()
+        if end > 0 and CAST.match(inner[1:end]) and rest:
+            return [rest]
+    asked = _top(inner, re.compile(r" \? "))
+    if asked:
+        colon = _top(inner[asked[0].end():], re.compile(r" : "))
+        if colon:
+            after = asked[0].end()
+            return [inner[after:after + colon[0].start()], inner[after + colon[0].end():]]
+        return []
+    ops = _top(inner, BINARY)
+    return [inner[:ops[0].start()], inner[ops[0].end():]] if len(ops) == 1 else []
+
+
+def _grouped(part: str) -> str:
+    """Return an expression in parentheses (as it is, where it already is in one pair)."""
+    part = part.strip()
+    return part if part.startswith("(") and _closing(part, 0) == len(part) - 1 else f"({part})"
+
+
+def operands(text: str) -> list[Edit]:
+    """An operand for the expression it is part of (``_parts``), and a call's argument for the call, largest
+    expression first."""
+    out = [_edit(text, i, j, _grouped(part)) for i, j in _spans(text) for part in _parts(text[i + 1:j])]
+    for m in CALL.finditer(text):
+        before = text[:m.start()].rstrip()
+        if m[1] in KEYWORDS or not (before.endswith(("(", ",", "=", "?", ":", "[", "!", "~", "+", "-", "*", "&", "|",
+                                                      "^", "<", ">")) or before.endswith("return")):
+            continue
+        end = _closing(text, m.end() - 1)
+        if end > 0:
+            args = text[m.end():end]
+            cuts = [-1] + [c.start() for c in _top(args, re.compile(","))] + [len(args)]
+            out += [_edit(text, m.start(), end, _grouped(args[a + 1:b])) for a, b in zip(cuts, cuts[1:])
+                    if args[a + 1:b].strip()]
+    return sorted(out, key=lambda e: -len(e[0][1]))
+
+
+# A local variable set once where it is declared: ``  unsigned v21 = (...);``.
+LOCAL = re.compile(r"^[ \t]*(?:const\s+|constexpr\s+)?(?P<type>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*?)\s+(?P<name>[A-Za-z_]\w*)"
+                   r"\s*=\s*(?P<init>[^;{}]+);[ \t]*\n", re.M)
+WRITTEN = re.compile(r"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--)")  # what follows a name that is written to
+
+
+def inlined(text: str) -> list[Edit]:
+    """A local variable's initial value for the one place that reads it, its declaration gone."""
+    out = []
+    for m in LOCAL.finditer(text):
+        if m["type"] in KEYWORDS or m["type"].split()[0] in ("return", "goto", "case", "else", "typedef", "using"):
+            continue
+        rest = text[m.end():]
+        uses = list(re.finditer(rf"\b{re.escape(m['name'])}\b", rest))
+        if len(uses) != 1 or re.search(rf"\b{re.escape(m['name'])}\b", text[:m.start()]):
+            continue
+        u = uses[0]
+        if WRITTEN.match(rest[u.end():]) or rest[:u.start()].rstrip().endswith(("&", "++", "--", ".")):
+            continue
+        init = m["init"].strip()
+        value = init if init.startswith(f"(({m['type']})") and _closing(init, 0) == len(init) - 1 else \
+            f"(({m['type']}){_grouped(init)})"
+        key = (m.group(0), m["name"], value, rest[max(0, u.start() - 30):u.end() + 30])
+        out.append((key, text[:m.start()] + rest[:u.start()] + value + rest[u.end():]))
+    return out
+
+
+def rewrite(text: str, propose: Callable[[str], list[Edit]], interesting: Callable[[list[str]], list[bool]],
+            budget: int = 400, width: int = 8, refused: set | None = None) -> str:
+    """Make the first of ``propose``'s edits that ``interesting`` accepts, again and again, until none is accepted or
+    ``budget`` candidates were judged; an edit refused once (here, or in an earlier call given the same ``refused``)
+    is not tried again where what it replaces, and what is around it, are the same."""
+    tries, refused = 0, set() if refused is None else refused
     while tries < budget:
-        spans = [(i, j) for i, j in expressions(text) if seen(i, j) not in refused]
-        candidates = [text[:i] + "0" + text[j + 1:] for i, j in spans]
-        hit, judged = _first(candidates, interesting, width, budget - tries)
+        edits = [(key, new) for key, new in propose(text) if key not in refused and new != text]
+        hit, judged = _first([new for _, new in edits], interesting, width, budget - tries)
         tries += len(judged)
-        refused.update(seen(i, j) for (i, j), ok in zip(spans, judged) if not ok)
+        refused.update(key for (key, _), ok in zip(edits, judged) if not ok)
         if hit is None:
             return text
-        text = candidates[hit]
+        text = edits[hit][1]
     return text
+
+
+def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8,
+             refused: set | None = None) -> str:
+    """Put ``0`` for parenthesised expressions (largest first) while ``interesting`` still accepts the text
+    (``rewrite``)."""
+    return rewrite(text, zeroes, interesting, budget, width, refused)
 
 
 # What a declaration at namespace level declares: a macro's name, or the last name before its parameters, bounds,
@@ -255,14 +415,16 @@ def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list
 
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8,
            around: str = "") -> str:
-    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and ``simplify`` until none makes the text smaller; no
-    text is judged twice (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
+    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and the rewrites (``0`` for an expression, an operand
+    for what holds it, a variable's value for its one use) until none makes the text smaller; no text is judged twice
+    (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
     interesting = remembered(interesting)
-    refused: set = set()  # the expressions that could not be 0, kept from one round to the next
+    refused: set = set()  # the edits that were refused, kept from one round to the next
     while True:
         before = text
         text = drop_unused(text, interesting, around)
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
-        text = simplify(text, interesting, budget // 4, width, refused)
+        for propose in (zeroes, operands, inlined):
+            text = rewrite(text, propose, interesting, budget // 4, width, refused)
         if len(text) >= len(before):
             return text
