@@ -226,7 +226,7 @@ def zeroes(text: str) -> list[Edit]:
 
 def _top(inner: str, pattern: re.Pattern) -> list[re.Match]:
     """Return the matches of ``pattern`` in ``inner`` outside its brackets."""
-    depth, out = [0] * (len(inner) + 1), []
+    depth = [0] * (len(inner) + 1)
     for k, ch in enumerate(inner):
         depth[k + 1] = depth[k] + (ch in "([{") - (ch in ")]}")
     return [m for m in pattern.finditer(inner) if depth[m.start()] == 0 and depth[m.end()] == 0]
