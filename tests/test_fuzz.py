@@ -416,6 +416,30 @@ def test_a_run_that_faults_is_reduced_by_programs_built_alone(tmp_path, fake_nvc
     assert statuses[0].startswith("run-fault: CUDA error") and statuses[1] == "no fault", statuses
 
 
+@pytest.mark.nvcc
+def test_a_candidate_that_does_not_build_does_not_sink_its_batch(tmp_path):
+    """The model's reducer builds a batch of candidates as one module: where one of them does not build, the batch is
+    built again in halves, so the others are still judged (by real nvcc; only the GPU run is a stand-in)."""
+    from types import SimpleNamespace
+    from concurrent.futures import ThreadPoolExecutor
+    from dataclasses import replace
+    from suitegen.compilers.modules import DeviceBuild
+    from suitegen.synth import ir, populate, reduce
+    from suitegen.synth import semantics as s
+    programs = [replace(populate.generate("sink", i), name=f"c{i}") for i in range(4)]
+    stray = ir.Out(slot=0, value=ir.Ref(var=ir.Var(name="nowhere", type=s.U32)))
+    programs[2] = replace(programs[2], body=programs[2].body + (stray,))
+    ran = []
+    campaign = SimpleNamespace(opts=SimpleNamespace(jobs=2, use_cache=False), scratch=tmp_path, cxx=None,
+                               pool=ThreadPoolExecutor(2), tc=probe(shutil.which("nvcc")),
+                               build=lambda name: DeviceBuild(name=name),
+                               run_module=lambda module, progs, expected: ran.extend(p.name for p in progs) or
+                               ["ok"] * len(progs))
+    statuses = triage.Tester(campaign, "default", None)._statuses(
+        "default", programs, [reduce.expected(p) for p in programs[:2]] + [None, reduce.expected(programs[3])])
+    assert statuses == ["ok", "ok", "no-module", "ok"] and sorted(ran) == ["c0", "c1", "c3"], (statuses, ran)
+
+
 @pytest.mark.slow
 @needs_gxx
 def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(tmp_path):

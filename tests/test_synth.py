@@ -174,6 +174,18 @@ def test_reduction_keeps_what_the_test_asks_for_and_never_adds_undefined_behavio
     assert reduce.size(small.body) + reduce.size(small.funcs) <= 12 < reduce.size(p.body)
 
 
+def test_no_candidate_names_a_variable_its_cut_removed():
+    """A cut can leave a read of a variable it removed where the model never runs it (a branch not taken): the model
+    computes the program, nvcc refuses it. No such candidate is judged (one in a batch built as one module would sink
+    the batch); every program generated is scoped."""
+    assert all(reduce.scoped(populate.generate("scoped", i)) for i in range(60))
+    p = reduce._tidy(populate.generate("k11", 280))  # its first round holds three such candidates
+    assert sum(not reduce.scoped(c) for c in map(reduce._tidy, reduce.candidates(p))) >= 3
+    seen = []
+    reduce.reduce(p, lambda cands: seen.extend(cands) or [False] * len(cands))
+    assert len(seen) > 100 and all(reduce.scoped(c) for c in seen)
+
+
 def test_reduction_shrinks_the_harness_to_one_thread_and_one_output():
     """Where the bug needs no more, a reduced program runs one thread of one block with one output (its slot renumbered
     to 0) and no exchanges or atomics, and its reproducers hold one expected cell and no loop over threads; a bug that

@@ -146,6 +146,48 @@ def _tidy(program: ir.Program) -> ir.Program:
     return _compact(program)
 
 
+def _named(node) -> set[str]:
+    """Return the names of the variables an expression (or a statement's own expressions) reads or writes."""
+    out = set()
+    for n in nodes(node):
+        var = getattr(n, "var", None) if isinstance(n, (ir.Ref, ir.Assign)) else \
+            getattr(n, "array", None) if isinstance(n, (ir.Elem, ir.Store)) else getattr(n, "vec", None)
+        if isinstance(var, ir.Var):
+            out.add(var.name)
+    return out
+
+
+BLOCKS = ("then", "other", "body", "cases", "default")  # a statement's fields that hold statements
+
+
+def _scoped(statements: tuple, scope: frozenset) -> bool:
+    """Whether every variable ``statements`` name is declared before, in a block that holds them."""
+    for s in statements:
+        if s is None:
+            continue
+        own = [getattr(s, f.name) for f in fields(s) if f.name not in BLOCKS]
+        if not _named(tuple(x for x in own if not isinstance(x, ir.Var))) <= scope:
+            return False
+        if isinstance(s, (ir.Assign, ir.Store)) and (s.var if isinstance(s, ir.Assign) else s.array).name not in scope:
+            return False
+        inner = scope | {s.var.name} if isinstance(s, ir.For) else scope
+        blocks = [getattr(s, f) for f in BLOCKS if hasattr(s, f)]
+        if isinstance(s, ir.Switch):
+            blocks = [b for _, b in s.cases] + [s.default]
+        if not all(_scoped(b, inner) for b in blocks):
+            return False
+        if isinstance(s, (ir.Decl, ir.ArrayDecl, ir.VecDecl)):
+            scope = scope | {s.var.name}
+    return True
+
+
+def scoped(program: ir.Program) -> bool:
+    """Whether the program names no variable outside its declaration's scope: a cut can leave a read of a variable
+    it removed where the model never runs it (a branch not taken), and such a program does not build."""
+    return _scoped(program.body, frozenset()) and all(_scoped(f.body, frozenset(v.name for v in f.params))
+                                                      for f in program.funcs)
+
+
 def _compact(program: ir.Program) -> ir.Program:
     """Renumber the body's output slots, in their order, so that the program has only those it writes or its
     exchanges and atomics read (at least one); the exchanges' results follow them, as before."""
@@ -324,7 +366,7 @@ def reduce(program: ir.Program, still_bad: Callable[[list[ir.Program]], list[boo
             if _measure(cand) >= bound:
                 continue
             key = repr(cand)
-            if key in seen or expected(cand) is None:
+            if key in seen or not scoped(cand) or expected(cand) is None:
                 continue
             seen.add(key)
             pool.append(cand)
