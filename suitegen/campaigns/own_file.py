@@ -118,12 +118,12 @@ class Tells:
             new = {w for w in good.warnings - self.first_good.warnings if UNDEFINED.search(w)}
             if not good.built or good.faulted or new or rerun(good) != good.output:
                 return False
-            if self.witness is not None:
-                witness = behave(c.tc, self.witness, text, folder / "witness")
-                if witness.faulted or witness.output != good.output:
-                    return False
             bad = behave(c.tc, self.bad, text, folder / "bad")
-            return bad.built and bad.faulted == self.first_bad.faulted and bad.output != good.output
+            if not (bad.built and bad.faulted == self.first_bad.faulted and bad.output != good.output):
+                return False
+            # the witness last: most candidates have lost the bug by now, and need no third build
+            witness = self.witness and behave(c.tc, self.witness, text, folder / "witness")
+            return not witness or not witness.faulted and witness.output == good.output
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
