@@ -279,6 +279,11 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     ``program``: the program itself, where it is not the campaign's draw of ``suspect["index"]``."""
     o = campaign.opts
     program = program or populate.generate(o.seed, suspect["index"], o.policy)
+    clock = [time.monotonic()]  # when each step ended: the finding says how long each took
+
+    def lap() -> float:
+        clock.append(time.monotonic())
+        return round(clock[-1] - clock[-2], 1)
     first = statuses_alone(campaign, program)
     second = statuses_alone(campaign, program)
     failing = {b for b, s in first.items() if _bad(s)}
@@ -295,12 +300,14 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     bad = "default" if "default" in failing else sorted(failing)[0]
     good = next((g for g in ("ptxas-O0", "cicc-O0", "default", "debug", "host-O0") if g in passing), None)
     tester = Tester(campaign, bad, good, alone=first[bad].startswith("run-"))  # a fault: judged as its file runs
+    seconds = {"confirmed": lap()}
     small = program
     line_pass = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
     now = time.monotonic()
     if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
         small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
+    seconds["model"] = lap()
     # the reduced form under every build the fuzzer knows (and the host builds): where it shows now
     rejudged = statuses_alone(campaign, small, campaign.every_build())
     if bad != "default" and _bad(rejudged.get("default", "")) and good and rejudged.get(good) == "ok":
@@ -312,6 +319,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         passing = {b for b, st in rejudged.items() if st == "ok"}
     stage = blame(failing, passing)
     observed = _observed(campaign, bad, small, exp)
+    seconds["rejudged"] = lap()
     text = emit.standalone(small, exp) if not bad.startswith("host-") else emit.host_standalone(small, exp)
     size = (reduce.size(small.body) + reduce.size(small.funcs), text.count("\n"))
     line_result = "not run"
@@ -321,6 +329,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"] or observed
+    seconds["lines"] = lap()
     final = final_form(campaign, text, bad, good, built=None if bad.startswith("host-") else
                        emit.standalone(small, exp, whole=True))
     text = final["reproducer"]
@@ -349,7 +358,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
-            "stack": final.get("stack"), "varies": final.get("varies", False),
+            "stack": final.get("stack"), "varies": final.get("varies", False), "seconds": dict(seconds, final=lap()),
             "reproducer": text, "shape": shape(small),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
