@@ -276,6 +276,13 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
     assert "  }\n  return" in unwrapped[3] and "else" not in unwrapped[3]
     small = textual.shrink(text, lambda batch: ["^ 7" in t and "return" in t for t in batch], width=2)
     assert small.count("\n") <= 4 and "(b ^ 7)" in small, small
+    helper = ("__device__ unsigned long long sg_max_ull(unsigned long long a, unsigned long long b) { return a > b ? a : b; }"
+              "\n__global__ void k(unsigned long long *o) { o[0] = sg_max_ull(1ull, sg_max_ull(o[1], 2)); }\n")
+    assert [t for _, t in textual.helpers_inlined(helper)] == [
+        "__global__ void k(unsigned long long *o) { o[0] = ((1ull) > (((o[1]) > (2) ? (o[1]) : (2))) ? (1ull) : "
+        "(((o[1]) > (2) ? (o[1]) : (2)))); }\n"]
+    macro = "#ifdef __CUDA_ARCH__\n#define SG_DEV(d, h) d\n#else\n#define SG_DEV(d, h) h\n#endif\nint main() {}\n"
+    assert textual.unused(macro) == "int main() {}\n", "a macro defined in both arms, and the conditional left empty"
 
 
 def test_shrink_drops_what_nothing_names_judges_no_text_twice_and_never_an_unpaired_brace():

@@ -7,7 +7,7 @@ algorithm over lines; ``drop_blocks`` removes a braced block whole (a helper, a 
 single lines cannot do without breaking the syntax, or keeps its body alone; the rewrites do what lines
 cannot do at all, since a generated statement is one line of nested expressions: ``0`` for a parenthesised
 expression (``zeroes``), an operand or a call's argument for what holds it (``operands``), a variable's value for
-its one use (``inlined``). ``shrink`` alternates them until none helps.
+its one use (``inlined``), a one-line helper's expression for its calls (``helpers_inlined``). ``shrink`` alternates them until none helps.
 The caller's ``interesting`` judges a batch of candidates at once (each one built on its own core), and
 the first interesting candidate of a round, in order, is kept.
 """
@@ -302,6 +302,34 @@ def inlined(text: str) -> list[Edit]:
     return out
 
 
+# A helper of one line that returns an expression of its parameters: ``SG_HD int sg_min_i(int a, int b) { return ...; }``.
+HELPER = re.compile(r"^[^\n(]*?\b(?P<name>\w+)\((?P<params>[^()]*)\)\s*\{\s*return (?P<expr>[^;{}]*);\s*\}[ \t]*\n",
+                    re.M)
+
+
+def helpers_inlined(text: str) -> list[Edit]:
+    """A one-line helper's expression for each of its calls, its parameters replaced by the arguments, and the
+    helper gone."""
+    out = []
+    for m in HELPER.finditer(text):
+        params = [re.findall(r"\w+", p)[-1] for p in m["params"].split(",") if p.strip()]
+        rest, done = text[:m.start()] + text[m.end():], 0
+        call = re.compile(rf"(?<![\w.>:]){re.escape(m['name'])}\s*\(")
+        while (c := call.search(rest)) and done < 50:
+            end = _closing(rest, c.end() - 1)
+            args = rest[c.end():end]
+            cuts = [-1] + [x.start() for x in _top(args, re.compile(","))] + [len(args)]
+            values = [_grouped(args[a + 1:b]) for a, b in zip(cuts, cuts[1:]) if args[a + 1:b].strip()]
+            if end < 0 or len(values) != len(params):
+                break
+            body = re.sub(r"\b(\w+)\b", lambda w: dict(zip(params, values)).get(w[1], w[1]), m["expr"])
+            rest, done = rest[:c.start()] + _grouped(body) + rest[end + 1:], done + 1
+        else:
+            if done:
+                out.append(((m.group(0), m["name"], "", ""), rest))
+    return out
+
+
 def rewrite(text: str, propose: Callable[[str], list[Edit]], interesting: Callable[[list[str]], list[bool]],
             budget: int = 400, width: int = 8, refused: set | None = None) -> str:
     """Make the first of ``propose``'s edits that ``interesting`` accepts, again and again, until none is accepted or
@@ -347,10 +375,13 @@ def _declared(line: str) -> str | None:
     return name[1] if name and name[1] not in KEPT else None
 
 
+EMPTY_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*if[^\n]*\n(?:[ \t]*#[ \t]*else[^\n]*\n)?[ \t]*#[ \t]*endif[^\n]*\n", re.M)
+
+
 def unused(text: str, around: str = "") -> str:
     """Return ``text`` without its namespace-level definitions (helpers, globals, macros, types) that nothing else in
     it or ``around`` it (the text a caller puts beside it, such as a kernel that calls it) names, until none is left:
-    a generated reproducer's prelude holds every helper, its program a few."""
+    a generated reproducer's prelude holds every helper, its program a few. A conditional left empty goes too."""
     while True:
         lines, items, k = text.splitlines(keepends=True), [], 0
         opened: list[bool] = []  # for each open block: whether it is a namespace's (what is in it is at its level)
@@ -372,12 +403,13 @@ def unused(text: str, around: str = "") -> str:
                     opened.pop()
             k += 1
         drop = set()
-        for name, first, last in items:
-            rest = "".join(lines[:first] + lines[last + 1:]) + around
+        for name in dict.fromkeys(name for name, _, _ in items):  # a name defined twice (#if ... #else) is one
+            own = {k for n, first, last in items if n == name for k in range(first, last + 1)}
+            rest = "".join(line for k, line in enumerate(lines) if k not in own) + around
             if not re.search(rf"\b{re.escape(name)}\b", rest):
-                drop.update(range(first, last + 1))
+                drop |= own
         if not drop:
-            return text
+            return EMPTY_CONDITIONAL.sub("", text)
         text = "".join(l for i, l in enumerate(lines) if i not in drop)
 
 
@@ -416,7 +448,7 @@ def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8,
            around: str = "") -> str:
     """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and the rewrites (``0`` for an expression, an operand
-    for what holds it, a variable's value for its one use) until none makes the text smaller; no text is judged twice
+    for what holds it, a variable's value for its one use, a helper's expression for its calls) until none makes the text smaller; no text is judged twice
     (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
     interesting = remembered(interesting)
     refused: set = set()  # the edits that were refused, kept from one round to the next
@@ -424,7 +456,7 @@ def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: in
         before = text
         text = drop_unused(text, interesting, around)
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
-        for propose in (zeroes, operands, inlined):
+        for propose in (zeroes, operands, inlined, helpers_inlined):
             text = rewrite(text, propose, interesting, budget // 4, width, refused)
         if len(text) >= len(before):
             return text
