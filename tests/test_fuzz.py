@@ -234,10 +234,11 @@ def self_checking(lines: list[str], calls: list[str], expected: list[int]) -> st
 
 
 @needs_gxx
-def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, fake_nvcc):
+def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, fake_nvcc, monkeypatch):
     """``fuzz --reduce FILE`` for wrong code: the builds whose program exits 0 are the good ones, the build that gets it
     wrong (a planted fault under -Xcicc -O0) the bad; the file is cut to the lines that still tell them apart, its
-    table of expected values refreshed to the good build's (it prints OK there), and a report written beside it."""
+    table of expected values refreshed to the good build's (it prints OK there), and a report written beside it; its
+    finding is filed in a folder of its own, which ``--releases`` ranges as it ranges a campaign's."""
     fake = fake_nvcc(HOST_NVCC)
     lines = [f"int f{i}(int x) {{ return x + {i}; }}" for i in range(10)]
     lines[6] = "int f6(int x) { return x ^ 6; }"
@@ -263,6 +264,30 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
         subprocess.run(["g++", "-x", "c++", str(src), "-o", str(src.with_suffix(""))], check=True)
         ran = subprocess.run([str(src.with_suffix(""))], capture_output=True, text=True)
         assert ran.stdout.splitlines()[-1].split()[0] == says, (fault, ran.stdout, reduced)
+    # its finding, as a campaign files one: published, and ranged over releases as a campaign's are (here, built
+    # with two 'releases' for a GPU machine: --builds-to)
+    folder = tmp_path / "mine.finding"
+    found = json.loads((folder / "findings.json").read_text())
+    assert [(f["kind"], f["failing"], f["stage"], f["source"]) for f in found] == [
+        ("wrong-code", ["cicc-O0"], "ptxas on unoptimised PTX", str(mine))], found
+    assert found[0]["observed"] == ["cell 6: expected 1, got 7"] and found[0]["reproducer"] == reduced
+    assert f"| [`{found[0]['bucket']}`](repro/{found[0]['bucket']}/report.md) | new |" in (
+        folder / "findings.md").read_text()
+    from suitegen.frontends import cli
+    from suitegen.history import releases as bisect
+    every = bisect.bisect
+    names = {"13.0.1": str(fake), "13.0.2": str(fake)}
+    monkeypatch.setattr(bisect, "bisect", lambda low, high, run, out, **_: every(
+        low, high, run, out, add=lambda v: {"name": names[v]}, listing=lambda lo, hi: list(names)))
+    assert cli.main(["fuzz", "--releases", "13.0.1..13.0.2", "--out", str(folder), "--builds-to",
+                     str(tmp_path / "kept")]) == 0
+    for release in names:
+        kept = json.loads((tmp_path / "kept" / release / "builds.json").read_text())
+        # it has no extern "C" kernel to run as a module: it is built whole, and runs as its file does
+        assert [(b["bucket"], b["build"], b["ok"], b["program"]) for b in kept] == [
+            (found[0]["bucket"], "cicc-O0", True, True)], kept
+        ran = subprocess.run([str(tmp_path / "kept" / release / kept[0]["module"])], capture_output=True, text=True)
+        assert ran.returncode == 1 and "cell 6: expected 1, got 7" in ran.stdout, ran.stdout
     (tmp_path / "same.cu").write_text(self_checking(lines[:4], ["f1(2)"], [3]))  # no ^: every build gets it right
     same = fuzz_cli("--reduce", str(tmp_path / "same.cu"), *args, cwd=tmp_path)
     assert same.returncode == 1 and "nothing to reduce" in same.stdout and "cicc-O0: exit 0: OK" in same.stdout, same.stdout

@@ -771,7 +771,7 @@ def reduce_command(args) -> int:
                 if built.crashed:
                     break
             else:
-                return _reduce_wrong(campaign, source, text, deadline)
+                return _reduce_wrong(campaign, source, text, deadline, args)
             print(f"fuzz: {source} crashes the {build.name} build ({triage.crash_signature(built.log) or 'no words'}); "
                   f"reducing it line by line within {opts.reduce_budget:.0f}s")
             small = triage.shrink_crash(campaign, build, text, deadline, log=built.log)
@@ -789,7 +789,7 @@ def reduce_command(args) -> int:
     return 0
 
 
-def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float) -> int:
+def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, args) -> int:
     """``reduce_command`` for a file no build crashes on: build and run it under every build the fuzzer knows (the
     first of them wrong is the one reduced against: default, where it is wrong there); where some are right
     and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file and its report."""
@@ -812,10 +812,18 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float) 
     out.write_text(found["reproducer"])
     note = out.with_suffix(".md")
     note.write_text(own_file.report(source, text, found, runs, {n: campaign.build(n) for n in names}))
+    from suitegen.report import fuzz_page
+    folder = Path(args.out) if args.out else source.with_name(source.stem + ".finding")  # for --releases, a page
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {"source": str(source), "toolchain": campaign.tc.version_str, "builds": names, "seed": None,
+             "tally": {"generated": 0, "ran": 0, "host_checked": 0, "seconds": 0, "wrong": 1, "build_failures": 0}}
+    write_json(folder / "campaign.json", state)
+    fuzz_page.write(folder, state, [own_file.finding(campaign, source, text, found)])
     claim = found["kind"] == "wrong-code" and found["reproduces"]
     print(f"fuzz: {text.count(chr(10))} lines -> {found['reproducer'].count(chr(10))} lines: {out}; "
           + (f"wrong under {', '.join(found['wrong'])}, right under {', '.join(found['right'])}" if claim else
-             found["why"] or "the reduced file no longer tells the builds apart") + f" ({note})")
+             found["why"] or "the reduced file no longer tells the builds apart") + f" ({note}; its finding: {folder}, "
+          "which fuzz --releases LOW..HIGH --out ranges)")
     return 0 if claim else 1
 
 

@@ -189,7 +189,23 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
             "right": sorted(n for n, r in last.items() if r.right),
             "reproducer": small, "reproduces": still, "sanitizer": check,
             "said": {n: r.said() for n, r in last.items()},
+            "observed": [m.group(0) for m in CELL.finditer(last[bad.build].output)][:6] or
+            [triage.log_line(last[bad.build].output, triage.FAULT)[:200] or last[bad.build].said()],
             "why": f"the {good.build} build's reduced program is not memcheck-clean" if fault else ""}
+
+
+def finding(campaign, source: Path, before: str, found: dict) -> dict:
+    """Return a reduced file's finding as a campaign files one (what ``fuzz --releases`` ranges and ``fuzz_page``
+    publishes): its stage and builds, what goes wrong, its reproducer and the commands that show it."""
+    claimed = found["kind"] == "wrong-code" and found["reproduces"]
+    f = {"kind": found["kind"] if claimed or found["kind"] != "wrong-code" else "not-reproduced",
+         "source": str(source), "lines_before": before.count("\n"), "stage": triage.blame(
+             set(found["wrong"]), set(found["right"])), "failing": found["wrong"], "passing": found["right"],
+         "bad": found["bad"], "good": found["good"], "observed": found["observed"],
+         "lines": found["reproducer"].count("\n"), "reproducer": found["reproducer"],
+         "reproduces": found["reproduces"], "sanitizer": found["sanitizer"], "toolchain": campaign.tc.version_str,
+         "commands": triage._commands(campaign, found["bad"], found["good"]), "why": found["why"]}
+    return dict(f, bucket=triage.bucket(f))
 
 
 def report(source: Path, before: str, found: dict, runs: dict[str, Ran], builds: dict) -> str:

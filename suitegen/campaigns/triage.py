@@ -760,9 +760,12 @@ def _damage(text: str) -> str | None:
     return None
 
 
+KERNEL = re.compile(r'extern "C" __global__ void (\w+)\(')  # a reproducer's kernel, which a module runs alone
+
+
 def parse_reproducer(text: str) -> dict:
     """Return what a GPU reproducer launches and expects: kernel, blocks, threads and the expected cells."""
-    kernel = re.search(r'extern "C" __global__ void (\w+)\(', text).group(1)
+    kernel = KERNEL.search(text).group(1)
     launch = re.search(rf"{kernel}<<<(\d+), (\d+)>>>", text)
     table = text.split("sg_expect[", 1)[1].split("};", 1)[0] if "sg_expect[" in text else ""
     return {"kernel": kernel, "blocks": int(launch.group(1)) if launch else 1,
@@ -777,32 +780,46 @@ def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> 
 
 
 def release_builds(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
-    """Build each finding's kernel with one release (the reproducer's ``main`` is host code, left out): whether it
-    crashed, the module built, its launch and expected cells, and the build's name, target and flags."""
+    """Build each finding with one release: whether it crashed, what was built, and the build's name, target and
+    flags. A wrong result's kernel is built as a module with its launch and expected cells (the reproducer's ``main``
+    is host code, left out); a run that faults, or a file with no ``extern "C"`` kernel, is built whole, as its
+    reproducer runs (``program``): a stray access of a module the runner loads may land in pooled memory."""
     out = []
     for f in findings:
         build = campaign.build(f.get("build") or f.get("bad"))
+        where = Path(tempfile.mkdtemp(prefix="r", dir=folder))
+        whole = f["kind"] == "wrong-code" and (not KERNEL.search(f["reproducer"]) or
+                                               any(FAULT.search(o) for o in f.get("observed") or []))
+        record = {"bucket": f["bucket"], "kind": f["kind"], "build": build.name, "arch": build.arch,
+                  "flags": list(build.flags), "program": whole}
+        if whole:
+            exe, log = modules.build_program(toolchain, build, f["reproducer"], where, timeout=600)
+            out.append(dict(record, crashed=bool(CRASH_WORDS.search(log)), ok=exe is not None,
+                            module=str(exe) if exe else None, launch=None))
+            continue
         source = f["reproducer"]
         if f["kind"] == "wrong-code":
             source = source.split("#include <cstdio>\nstatic const unsigned long long sg_expect", 1)[0]
-        built = modules.build_module(toolchain, build, source, Path(tempfile.mkdtemp(prefix="r", dir=folder)),
-                                     timeout=600, use_cache=False)
-        out.append({"bucket": f["bucket"], "kind": f["kind"], "build": build.name, "arch": build.arch,
-                    "flags": list(build.flags), "crashed": built.crashed, "ok": built.ok,
-                    "module": str(built.module) if built.ok and f["kind"] == "wrong-code" else None,
-                    "launch": parse_reproducer(f["reproducer"]) if f["kind"] == "wrong-code" else None})
+        built = modules.build_module(toolchain, build, source, where, timeout=600, use_cache=False)
+        out.append(dict(record, crashed=built.crashed, ok=built.ok,
+                        module=str(built.module) if built.ok and f["kind"] == "wrong-code" else None,
+                        launch=parse_reproducer(f["reproducer"]) if f["kind"] == "wrong-code" else None))
     return out
 
 
 def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
     """Return the diff entries of one release's ``release_builds``: a crash's from its build; a wrong result's from its
-    module run on the GPU (``runner``; without one, none)."""
+    module run on the GPU (``runner``; without one, none), or its program run (it exits 0 where it is right)."""
     records = []
     for b in builds:
         if b["kind"] == "wrong-code" and runner is None:
             continue
         verdict, run = ("FAIL" if b["crashed"] else "PASS"), None
-        if b["kind"] == "wrong-code" and b["module"]:
+        if b["kind"] == "wrong-code" and b["module"] and b.get("program"):
+            done = procs.run((b["module"],), timeout=120, cwd=Path(b["module"]).parent)
+            run = "ok" if done.returncode == 0 else "run-fault" if FAULT.search(done.output) else "wrong"
+            verdict = "PASS" if run == "ok" else "FAIL"
+        elif b["kind"] == "wrong-code" and b["module"]:
             want = b["launch"]
             result, outs = runner.cells(Path(b["module"]), [(want["kernel"], want["blocks"], want["threads"],
                                                              len(want["expect"]))])

@@ -56,12 +56,19 @@ def write(out: Path, state: dict, findings: list[dict]) -> Path:
 def _readme(f: dict) -> str:
     return (f"{f['kind']}: {f['stage']}\nwrong under: {', '.join(f['failing'])}; right under: "
             f"{', '.join(f['passing']) or 'none'}\ntoolchain: nvcc {f['toolchain']}\n"
-            f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
-            f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)\n"
+            f"{_origin(f)}\n"
             + "".join(f"  {o}\n" for o in f.get("observed", []))
             + (f"the reduced program under every build: {_rejudged(f)}\n" if f.get("reduced") else "")
             + "".join(f"the reproducer built alone under {b} prints: {r}\n" for b, r in f.get("standalone", {}).items())
             + "\n" + "\n".join(f.get("commands", [])) + "\n")
+
+
+def _origin(f: dict) -> str:
+    """Where a finding's program came from, and how far it was reduced."""
+    if f.get("source"):  # a file of one's own (``fuzz --reduce FILE``)
+        return f"the file {f['source']}, reduced from {f['lines_before']} to {f['lines']} lines"
+    return (f"program {f['index']} of seed {f['seed']!r} (policy {f['policy']}), reduced from "
+            f"{f['original_size']} to {f['size']} nodes ({f['lines']} lines)")
 
 
 def _rejudged(f: dict) -> str:
@@ -106,6 +113,9 @@ def header(state: dict, findings: list[dict]) -> list[str]:
     """Return the markdown lines that head a campaign's ``findings.md``: its title, what it checked, its last line."""
     t = state["tally"]
     rate = t["generated"] / t["seconds"] if t["seconds"] else 0.0
+    if state.get("source"):  # a file of one's own
+        return [f"# suitegen fuzz --reduce {state['source']}: nvcc {state['toolchain']}", "",
+                f"Judged under {', '.join(state['builds'])}.", "", headline(t["wrong"], findings) + ".", ""]
     return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
             f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
             f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
@@ -143,7 +153,9 @@ def _page(state: dict, findings: list[dict]) -> str:
     for f in sorted(findings, key=lambda f: (order.get(f["kind"], 9), f.get("stage", ""))):
         if f["kind"] == "wrong-code":
             head = (f"{'known' if f.get('known') else 'new'} · {html.escape(f['stage'])} · wrong under "
-                    f"{html.escape(', '.join(f['failing']))} · program {f['index']} · {f['lines']} lines")
+                    f"{html.escape(', '.join(f['failing']))} · "
+                    f"{html.escape(Path(f['source']).name) if f.get('source') else 'program ' + str(f['index'])} · "
+                    f"{f['lines']} lines")
             body = (f"<pre>{html.escape(_readme(f))}</pre><pre>{html.escape(f['reproducer'])}</pre>")
         elif f["kind"] in ("crash", "build"):
             head = f"{f['kind']} · build {html.escape(f['build'])} · file {f['file']}" + (
