@@ -842,7 +842,8 @@ def releases_command(args) -> int:
     saved = saved_findings(out)
     if saved is None:
         raise UsageError(f"--releases: {out / 'findings.json'} is missing or damaged: run the campaign first")
-    findings = [f for f in saved if f.get("kind") in ("wrong-code", "crash") and f.get("reproducer")]
+    # one finding per distinct bug, its shortest reproducer: the builds kept for a GPU machine are named by bug
+    findings = [f for f in fuzz_page.distinct_bugs(saved).values() if f.get("reproducer")]
     runner, gpu = None, detect_gpu()
     if gpu.available and not args.no_gpu and not args.builds_to:
         from suitegen.execute.fatbin import FatbinRunner
