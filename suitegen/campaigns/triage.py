@@ -816,7 +816,8 @@ def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
             continue
         verdict, run = ("FAIL" if b["crashed"] else "PASS"), None
         if b["kind"] == "wrong-code" and b["module"] and b.get("program"):
-            done = procs.run((b["module"],), timeout=120, cwd=Path(b["module"]).parent)
+            exe = Path(b["module"]).resolve()
+            done = procs.run((str(exe),), timeout=120, cwd=exe.parent)
             run = "ok" if done.returncode == 0 else "run-fault" if FAULT.search(done.output) else "wrong"
             verdict = "PASS" if run == "ok" else "FAIL"
         elif b["kind"] == "wrong-code" and b["module"]:
