@@ -657,7 +657,8 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
     def runs(verdicts: str) -> list:
         versions = ["13.0.48", "13.0.88", "13.3.33", "13.4.92", "13.5.37"]
         return [(v, [Entry(case_id="fuzz/b", rule="fuzz/b", section="fuzz", std="c++17", arch="sm_90",
-                           verdict="FAIL" if c == "x" else "PASS")]) for v, c in zip(versions, verdicts)]
+                           verdict={"x": "FAIL", "?": "UNRESOLVED"}.get(c, "PASS"))])
+                for v, c in zip(versions, verdicts)]
     assert triage.release_range(runs("xxxx.")) == {"b": "wrong in 13.0.48 - 13.4.92; first fixed: 13.5.37"}
     assert triage.release_range(runs("xxxxx")) == {"b": "wrong in 13.0.48 - 13.5.37; first fixed: none yet"}
     assert triage.release_range(runs("..xxx")) == \
@@ -665,6 +666,9 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
     assert triage.release_range(runs("x.x..")) == \
         {"b": "wrong in 13.0.48 - 13.3.33 (not in every release between); first fixed: 13.4.92"}
     assert triage.release_range(runs(".....")) == {"b": "right in every release checked (13.0.48 - 13.5.37)"}
+    # a release that could not build the reproducer (13.0.48's wheel builds no program) is neither right nor wrong
+    assert triage.release_range(runs("?xxxx")) == {"b": "wrong in 13.0.88 - 13.5.37; first fixed: none yet; not judged "
+                                                        "in 13.0.48 (the release did not build it)"}
 
 
 def test_a_finding_not_claimed_keeps_its_reproducer_in_findings_json_and_gets_no_folder(tmp_path):

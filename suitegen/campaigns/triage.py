@@ -815,7 +815,9 @@ def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
         if b["kind"] == "wrong-code" and runner is None:
             continue
         verdict, run = ("FAIL" if b["crashed"] else "PASS"), None
-        if b["kind"] == "wrong-code" and b["module"] and b.get("program"):
+        if b["kind"] == "wrong-code" and not b["ok"] and not b["crashed"]:  # the release could not build it at all
+            verdict = "UNRESOLVED"  # (13.0.48's wheel has no crt/link.stub, so builds no program): not judged
+        elif b["kind"] == "wrong-code" and b["module"] and b.get("program"):
             exe = Path(b["module"]).resolve()
             done = procs.run((str(exe),), timeout=120, cwd=exe.parent)
             run = "ok" if done.returncode == 0 else "run-fault" if FAULT.search(done.output) else "wrong"
@@ -834,7 +836,8 @@ def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
 
 def release_range(runs: list[tuple[str, list[Entry]]]) -> dict[str, str]:
     """Return each finding's release range from its verdicts in each release (oldest first): the first and last
-    release where it is wrong and the first after that where it is right ("none yet" where none is)."""
+    release where it is wrong and the first after that where it is right ("none yet" where none is), and the releases
+    that could not build it (not judged)."""
     out = {}
     for bucket in dict.fromkeys(e.case_id.removeprefix("fuzz/") for _, entries in runs for e in entries):
         seen = [(v, e.verdict) for v, entries in runs for e in entries if e.case_id == f"fuzz/{bucket}"]
@@ -843,7 +846,10 @@ def release_range(runs: list[tuple[str, list[Entry]]]) -> dict[str, str]:
             out[bucket] = f"right in every release checked ({seen[0][0]} - {seen[-1][0]})"
             continue
         fixed = next((v for v, verdict in seen[wrong[-1] + 1:] if verdict == "PASS"), "none yet")
+        unjudged = [v for v, verdict in seen if verdict not in ("PASS", "FAIL")]
         out[bucket] = f"wrong in {seen[wrong[0]][0]} - {seen[wrong[-1]][0]}" + \
             ("" if len(wrong) == wrong[-1] - wrong[0] + 1 else " (not in every release between)") + \
-            f"; first fixed: {fixed}" + (f"; right before, last in {seen[wrong[0] - 1][0]}" if wrong[0] else "")
+            f"; first fixed: {fixed}" + \
+            (f"; right before, last in {seen[wrong[0] - 1][0]}" if wrong[0] and seen[wrong[0] - 1][1] == "PASS" else "") + \
+            (f"; not judged in {', '.join(unjudged)} (the release did not build it)" if unjudged else "")
     return out
