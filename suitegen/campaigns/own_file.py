@@ -204,7 +204,8 @@ def finding(campaign, source: Path, before: str, found: dict) -> dict:
          "bad": found["bad"], "good": found["good"], "observed": found["observed"],
          "lines": found["reproducer"].count("\n"), "reproducer": found["reproducer"],
          "reproduces": found["reproduces"], "sanitizer": found["sanitizer"], "toolchain": campaign.tc.version_str,
-         "commands": triage._commands(campaign, found["bad"], found["good"]), "why": found["why"]}
+         "commands": triage._commands(campaign, found["bad"], found["good"]), "why": found["why"],
+         "shape": f"the file {source.name}"}  # no model to draw a shape from: one file, one bug (unless a symptom)
     return dict(f, bucket=triage.bucket(f))
 
 
