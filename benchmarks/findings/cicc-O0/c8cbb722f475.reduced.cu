@@ -33,20 +33,12 @@ __device__ void body(const sg_env &e, unsigned long long *o) {
   unsigned v41 = ((unsigned)(v40));
   unsigned v42 = ((unsigned)((((unsigned short)(v40)) < (!(v40))) << (((unsigned)((unsigned char)(((unsigned short)3855) + e.lane))) & 31u)));
   constexpr int k43 = ((int)((short)((unsigned short)((-174725190) - ((unsigned short)65532)))));
-  switch ((((unsigned)((e.bx ? e.lane : v42) || (((unsigned short)65535) - ((short)12743)))) & 7u)) {
-  default: {
-  } break;
-  }
   if (((bool)((unsigned char)((short)19)))) {
     unsigned short v44 = ((unsigned short)(((unsigned char)((-2147483647) + v1)) + (~(((int)(abs(((int)(e.lane)))))))));
     unsigned char a45[8] = {((unsigned char)(v1 + k43)), ((unsigned char)((short)(v44))), ((unsigned char)((signed char)(v42))), ((unsigned char)((unsigned)(-337902144))), ((unsigned char)(~(t13[(unsigned)((v44 - v42)) % 4u]))), ((unsigned char)(v42 + v40)), ((unsigned char)((int)(min(((int)(t13[(unsigned)((v41 - ((unsigned short)65527))) % 4u])), ((int)(v41)))))), ((unsigned char)(((unsigned)(v44)) << (((unsigned)((short)32767)) & 31u)))};
     int v46 = ((int)(((((signed char)0) + ((short)-23841)) + (a45[(unsigned)(((short)(v44))) % 8u] ^ v41)) - ((int)((short)((unsigned short)17)))));
   }
   short v49 = ((short)(((unsigned)(((short)-32767) < true)) << (v1 > v40)));
-  for (int i54 = 0; i54 < 4 && (long long)i54 < (long long)((e.tx & 3u)); ++i54) {
-    if (((bool)((int)(v49 >> v41)))) {
-    }
-  }
   o[3] = ((unsigned long long)((unsigned)(v42)));
 }
 }  // namespace sg_p16051

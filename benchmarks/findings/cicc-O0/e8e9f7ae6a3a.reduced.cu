@@ -34,7 +34,6 @@ struct f20_S { int p18; bool p19;
   __device__  bool f20() const {
     for (int i21 = 0; i21 < 1; ++i21) {
       unsigned v22 = ((unsigned)((-277.8304289115507) >= ((((unsigned short)65520) + 678860230) ^ (8980349476882663710ll + p19))));
-      v22 &= ((unsigned)((float)((int)(__ffs((int)((unsigned)(v22)))))));
       v22 &= (((unsigned long long)(3930236194u)) % 128ll);
     }
     unsigned short v26 = ((unsigned short)(((~(65536u)) == f25(3, ((unsigned)(p18)))) * ((unsigned char)((-765.552124f) || t3[(unsigned)(65535u) % 4u]))));
