@@ -103,13 +103,14 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
 
 
 FOR = re.compile(r"^(\s*)for \(([^;]*);")  # a loop's header, with what it declares
+EMPTY_IF = re.compile(r"^(\s*)if \((.*)\) \{\s*$")  # an if whose body is on the lines that follow
 STATEMENT = re.compile(r"^\s*(?:(?:if|for|while) \(|else\b|\{)")  # a block that is a statement, not a function's
 
 
 def _unwrapped(lines: list[str], i: int, j: int) -> list[list[str]]:
     """Return the lines without the block ``i``..``j``'s braces but with what it holds: a branch's body (either
     branch's, where an ``else`` splits it; or the ``if`` without its ``else``), a loop's body once (its variable
-    declared as its header sets it first)."""
+    declared as its header sets it first); an empty ``if``'s condition as a statement of its own."""
     if lines[j].strip() != "}" or not STATEMENT.match(lines[i]):
         return []
     middle = [k for k in range(i + 1, j) if lines[k].strip() == "} else {" and
@@ -120,7 +121,9 @@ def _unwrapped(lines: list[str], i: int, j: int) -> list[list[str]]:
                 lines[:k] + [lines[k].replace("} else {", "}")] + lines[j + 1:]]
     loop = FOR.match(lines[i])
     head = [f"{loop[1]}{loop[2].strip()};\n"] if loop and loop[2].strip() else []
-    return [lines[:i] + head + lines[i + 1:j] + lines[j + 1:]]
+    empty = EMPTY_IF.match(lines[i]) if j == i + 1 else None  # its condition alone, still evaluated: one line
+    return [lines[:i] + head + lines[i + 1:j] + lines[j + 1:]] + (
+        [lines[:i] + [f"{empty[1]}(void)({empty[2]});\n"] + lines[j + 1:]] if empty else [])
 
 
 def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8) -> str:
