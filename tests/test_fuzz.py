@@ -671,6 +671,36 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
                                                         "in 13.0.48 (the release did not build it)"}
 
 
+def test_releases_range_one_reproducer_per_distinct_bug(tmp_path, fake_nvcc, monkeypatch):
+    """Two findings of one bug are ranged once, by the bug's shortest reproducer: the builds kept for a GPU machine
+    are named by bug, so two of them would share one module and one would run with the other's launch."""
+    from suitegen.frontends import cli
+    from suitegen.history import releases as bisect
+    from suitegen.report import fuzz_page
+
+    def finding(kernel: str, lines: int) -> dict:
+        text = (f'extern "C" __global__ void {kernel}(unsigned long long *o) {{ o[0] = 1; }}\n' + "\n" * (lines - 3)
+                + f"#include <cstdio>\nstatic const unsigned long long sg_expect[1] = {{1ull}};\n"
+                + f"int main() {{ {kernel}<<<1, 1>>>(0); }}\n")
+        return {"kind": "wrong-code", "bucket": "b0", "bad": "default", "stage": "ptxas optimiser", "index": 1,
+                "failing": ["default"], "passing": ["ptxas-O0"], "reproducer": text, "lines": text.count("\n")}
+    state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "tally": {
+        "generated": 2, "ran": 2, "host_checked": 0, "seconds": 1.0, "wrong": 2, "build_failures": 0}}
+    out = tmp_path / "c"
+    out.mkdir()
+    (out / "campaign.json").write_text(json.dumps(state))
+    (out / "findings.json").write_text(json.dumps([finding("sg_k_long", 30), finding("sg_k_short", 12)]))
+    assert list(fuzz_page.distinct_bugs(json.loads((out / "findings.json").read_text()))) == ["b0"]
+    fake = fake_nvcc(HOST_NVCC)
+    every = bisect.bisect
+    monkeypatch.setattr(bisect, "bisect", lambda low, high, run, out_, **_: every(
+        low, high, run, out_, add=lambda v: {"name": str(fake)}, listing=lambda lo, hi: ["13.0.1"]))
+    assert cli.main(["fuzz", "--releases", "13.0.1..13.0.1", "--seed", "s", "--out", str(out), "--builds-to",
+                     str(tmp_path / "kept")]) == 0
+    kept = json.loads((tmp_path / "kept" / "13.0.1" / "builds.json").read_text())
+    assert [(b["bucket"], b["launch"]["kernel"]) for b in kept] == [("b0", "sg_k_short")], kept
+
+
 def test_a_finding_not_claimed_keeps_its_reproducer_in_findings_json_and_gets_no_folder(tmp_path):
     from suitegen.report import fuzz_page
     state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "tally": {
