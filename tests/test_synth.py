@@ -265,6 +265,9 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
     assert {"((int)((a + 3) * (b ^ 7))) -> ((a + 3) * (b ^ 7))", "((a + 3) * (b ^ 7)) -> (b ^ 7)",
             "max((a * 2), 3) -> (a * 2)", "max((a * 2), 3) -> (3)", "(w > 2) -> (w)"} <= made, made
     assert not any(m.startswith(("(a - 1)", "(int a, int b)")) for m in made), made
+    masked = {key[1] for key, _ in textual.operands("int g(int *t, int s) { return t[(s % 4)] << (s & 31) >> "
+                                                    "min(s, 7) + t[min(s, 3)]; }\n")}
+    assert masked == set(), "an index or a shift count keeps its mask (a % or &, or a clamping call)"
     assert "((v - i))" in [text[i:j + 1] for i, j in textual.expressions(text)], "a cast's operand may be 0"
     assert [t for _, t in textual.inlined(text)] == [text.replace("  int v = ((int)((a + 3) * (b ^ 7)));\n", "")
                                                     .replace("v - i", "((int)((a + 3) * (b ^ 7))) - i")]

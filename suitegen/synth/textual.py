@@ -154,6 +154,9 @@ BINARY = re.compile(r" (?:\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%&|^<>]) ")
 # A call whose arguments may stand for it: a name not after another name, ``.``, ``->`` or ``::`` (a declaration, a
 # member), nor a keyword; ``_calls`` also asks what comes before the name.
 CALL = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\s*\(")
+# What comes before an index or a shift count, whose mask (``% 4u``, ``& 31u``) keeps it in range: no operand of it
+# is lifted out (a file of one's own has no UBSan to refuse the read out of bounds, or the shift past the width).
+BOUNDED = re.compile(r"(?:\[|<<|>>)\s*$")
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "alignof", "decltype", "static_assert"}
 
 SHORTEST = 7  # an expression shorter than ``(a + b)`` is not worth a build: putting 0 for it saves a few characters
@@ -261,12 +264,13 @@ def _grouped(part: str) -> str:
 
 
 def operands(text: str) -> list[Edit]:
-    """An operand for the expression it is part of (``_parts``), and a call's argument for the call, largest
-    expression first."""
-    out = [_edit(text, i, j, _grouped(part)) for i, j in _spans(text) for part in _parts(text[i + 1:j])]
+    """An operand for the expression it is part of (``_parts``; never an index's or a shift count's, ``BOUNDED``), and
+    a call's argument for the call, largest expression first."""
+    out = [_edit(text, i, j, _grouped(part)) for i, j in _spans(text) if not BOUNDED.search(text[max(0, i - 3):i])
+           for part in _parts(text[i + 1:j])]
     for m in CALL.finditer(text):
         before = text[:m.start()].rstrip()
-        if m[1] in KEYWORDS or not (before.endswith(("(", ",", "=", "?", ":", "[", "!", "~", "+", "-", "*", "&", "|",
+        if m[1] in KEYWORDS or BOUNDED.search(before) or not (before.endswith(("(", ",", "=", "?", ":", "[", "!", "~", "+", "-", "*", "&", "|",
                                                       "^", "<", ">")) or before.endswith("return")):
             continue
         end = _closing(text, m.end() - 1)
