@@ -492,7 +492,7 @@ def test_textual_reduction_keeps_a_wrong_value_and_refuses_undefined_behaviour(t
     found = triage.reduce_text(tester)
     assert found["reduced_still_differs"] and found["observed"]
     kept = found["reproducer"].split("extern \"C\"")[0]
-    assert " ^ " in kept and kept.count("\n") < 0.75 * before, kept
+    assert " ^ " in kept and kept.count("\n") <= 10 < before, kept  # 46 lines to 8 (benchmarks/cvise_vs_textual.py)
     # every line kept is needed: removing any one of the body's lines loses the bug or breaks the build
     body = kept.splitlines(keepends=True)
     assert not any(tester(["".join(body[:k] + body[k + 1:]) for k in range(len(body))]))  # side by side
