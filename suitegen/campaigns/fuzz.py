@@ -13,6 +13,7 @@ written, its scratch folder goes, and it says how to go on.
 """
 from __future__ import annotations
 
+import argparse
 import concurrent.futures as cf
 import contextlib
 import ctypes
@@ -548,12 +549,12 @@ def fuzz_command(args) -> int:
     (Ctrl-C, SIGTERM, SIGHUP) ends it cleanly (``_stop``), with status 128 + the signal."""
     if args.invalid:
         return invalid_command(args)
+    if args.reduce:  # (with --releases: its finding's range after)
+        return reduce_command(args)
     if args.releases and not (args.programs or saved_findings(_folder(args)) is None):
         return releases_command(args)  # a campaign that has ended: its findings' ranges
     if args.save:
         return save_command(args)
-    if args.reduce:
-        return reduce_command(args)
     try:
         with _stop_signals():
             tc, opts = _campaign_options(args)
@@ -792,7 +793,8 @@ def reduce_command(args) -> int:
 def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, args) -> int:
     """``reduce_command`` for a file no build crashes on: build and run it under every build the fuzzer knows (the
     first of them wrong is the one reduced against: default, where it is wrong there); where some are right
-    and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file and its report."""
+    and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file, its report and its finding's
+    folder (with ``--releases``, ranged)."""
     names = campaign.every_build()  # --builds first, then every other the fuzzer knows: default is tried first
     runs = dict(zip(names, campaign.pool.map(
         lambda n: own_file.behave(campaign.tc, campaign.build(n), text, campaign.scratch / f"run-{n}"), names)))
@@ -824,6 +826,8 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, 
           + (f"wrong under {', '.join(found['wrong'])}, right under {', '.join(found['right'])}" if claim else
              found["why"] or "the reduced file no longer tells the builds apart") + f" ({note}; its finding: {folder}, "
           "which fuzz --releases LOW..HIGH --out ranges)")
+    if claim and args.releases:  # its range, as a campaign's findings get theirs
+        releases_command(argparse.Namespace(**dict(vars(args), out=str(folder))))
     return 0 if claim else 1
 
 

@@ -133,11 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="time for confirming and reducing findings")
     fz.add_argument("--reduce", metavar="FILE", help="instead: reduce a source file of your own, line by line, to the "
                     "smallest that one of --builds crashes on the same way, or whose program (exit 0: right) some "
-                    "builds get right and others wrong (FILE.reduced.cu and, for wrong code, FILE.reduced.md beside it)")
+                    "builds get right and others wrong (FILE.reduced.cu and, for wrong code, FILE.reduced.md beside it, "
+                    "and its finding in FILE.finding/ or --out)")
     fz.add_argument("--releases", type=options.checked(_release_range), metavar="LOW..HIGH", help="then: where "
                     "each finding of the campaign appears and disappears over every nvcc release in the range "
-                    "(installed like toolchain add): after the campaign (or --programs), as part of its triage; "
-                    "alone, for a campaign that has ended")
+                    "(installed like toolchain add): after the campaign (or --programs, or --reduce FILE), as part of "
+                    "its triage; alone, for a campaign (or a FILE.finding/ folder) that has ended")
     fz.add_argument("--builds-to", metavar="DIR", help="with --releases: build every finding with every release here "
                     "(crashes are judged here) and keep the modules in DIR for a GPU machine")
     fz.add_argument("--builds-from", metavar="DIR", help="with --releases: run the modules kept in DIR (--builds-to) on "
