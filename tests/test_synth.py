@@ -281,8 +281,9 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
     assert small.count("\n") <= 4 and "(b ^ 7)" in small, small
     lines = ["  if (((bool)(f(1, 2)))) {\n", "  }\n"]
     assert ["".join(u) for u in textual._unwrapped(lines, 0, 1)] == ["", "  (void)(((bool)(f(1, 2))));\n"]
-    helper = ("__device__ unsigned long long sg_max_ull(unsigned long long a, unsigned long long b) { return a > b ? a : b; }"
-              "\n__global__ void k(unsigned long long *o) { o[0] = sg_max_ull(1ull, sg_max_ull(o[1], 2)); }\n")
+    helper = ("__device__ unsigned long long sg_max_ull(unsigned long long a, unsigned long long b) "
+              "{ return a > b ? a : b; }\n"
+              "__global__ void k(unsigned long long *o) { o[0] = sg_max_ull(1ull, sg_max_ull(o[1], 2)); }\n")
     assert [t for _, t in textual.helpers_inlined(helper)] == [
         "__global__ void k(unsigned long long *o) { o[0] = ((1ull) > (((o[1]) > (2) ? (o[1]) : (2))) ? (1ull) : "
         "(((o[1]) > (2) ? (o[1]) : (2)))); }\n"]

@@ -846,10 +846,11 @@ def release_range(runs: list[tuple[str, list[Entry]]]) -> dict[str, str]:
             out[bucket] = f"right in every release checked ({seen[0][0]} - {seen[-1][0]})"
             continue
         fixed = next((v for v, verdict in seen[wrong[-1] + 1:] if verdict == "PASS"), "none yet")
+        before = seen[wrong[0] - 1] if wrong[0] else None  # the release before the first wrong one
         unjudged = [v for v, verdict in seen if verdict not in ("PASS", "FAIL")]
         out[bucket] = f"wrong in {seen[wrong[0]][0]} - {seen[wrong[-1]][0]}" + \
             ("" if len(wrong) == wrong[-1] - wrong[0] + 1 else " (not in every release between)") + \
             f"; first fixed: {fixed}" + \
-            (f"; right before, last in {seen[wrong[0] - 1][0]}" if wrong[0] and seen[wrong[0] - 1][1] == "PASS" else "") + \
+            (f"; right before, last in {before[0]}" if before and before[1] == "PASS" else "") + \
             (f"; not judged in {', '.join(unjudged)} (the release did not build it)" if unjudged else "")
     return out

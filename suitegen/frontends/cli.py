@@ -133,8 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="time for confirming and reducing findings")
     fz.add_argument("--reduce", metavar="FILE", help="instead: reduce a source file of your own, line by line, to the "
                     "smallest that one of --builds crashes on the same way, or whose program (exit 0: right) some "
-                    "builds get right and others wrong (FILE.reduced.cu and, for wrong code, FILE.reduced.md beside it, "
-                    "and its finding in FILE.finding/ or --out)")
+                    "builds get right and others wrong (FILE.reduced.cu and, for wrong code, FILE.reduced.md "
+                    "beside it, and its finding in FILE.finding/ or --out)")
     fz.add_argument("--releases", type=options.checked(_release_range), metavar="LOW..HIGH", help="then: where "
                     "each finding of the campaign appears and disappears over every nvcc release in the range "
                     "(installed like toolchain add): after the campaign (or --programs, or --reduce FILE), as part of "

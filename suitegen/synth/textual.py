@@ -7,7 +7,8 @@ algorithm over lines; ``drop_blocks`` removes a braced block whole (a helper, a 
 single lines cannot do without breaking the syntax, or keeps its body alone; the rewrites do what lines
 cannot do at all, since a generated statement is one line of nested expressions: ``0`` for a parenthesised
 expression (``zeroes``), an operand or a call's argument for what holds it (``operands``), a variable's value for
-its one use (``inlined``), a one-line helper's expression for its calls (``helpers_inlined``). ``shrink`` alternates them until none helps.
+its one use (``inlined``), a one-line helper's expression for its calls (``helpers_inlined``). ``shrink``
+alternates them until none helps.
 The caller's ``interesting`` judges a batch of candidates at once (each one built on its own core), and
 the first interesting candidate of a round, in order, is kept.
 """
@@ -152,11 +153,12 @@ CAST = re.compile(r"^\s*(?:const\s+)?(?:[A-Za-z_]\w*(?:::|\s+))*[A-Za-z_]\w*(?:<
 # A binary operator between an expression's two operands, as the emitter writes one (spaces either side).
 BINARY = re.compile(r" (?:\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%&|^<>]) ")
 # A call whose arguments may stand for it: a name not after another name, ``.``, ``->`` or ``::`` (a declaration, a
-# member), nor a keyword; ``_calls`` also asks what comes before the name.
+# member), nor a keyword; ``operands`` also asks what comes before the name (``OPERATOR``).
 CALL = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\s*\(")
 # What comes before an index or a shift count, whose mask (``% 4u``, ``& 31u``) keeps it in range: no operand of it
 # is lifted out (a file of one's own has no UBSan to refuse the read out of bounds, or the shift past the width).
 BOUNDED = re.compile(r"(?:\[|<<|>>)\s*$")
+OPERATOR = ("(", ",", "=", "?", ":", "[", "!", "~", "+", "-", "*", "&", "|", "^", "<", ">")  # what an operand follows
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "alignof", "decltype", "static_assert"}
 
 SHORTEST = 7  # an expression shorter than ``(a + b)`` is not worth a build: putting 0 for it saves a few characters
@@ -270,8 +272,7 @@ def operands(text: str) -> list[Edit]:
            for part in _parts(text[i + 1:j])]
     for m in CALL.finditer(text):
         before = text[:m.start()].rstrip()
-        if m[1] in KEYWORDS or BOUNDED.search(before) or not (before.endswith(("(", ",", "=", "?", ":", "[", "!", "~", "+", "-", "*", "&", "|",
-                                                      "^", "<", ">")) or before.endswith("return")):
+        if m[1] in KEYWORDS or BOUNDED.search(before) or not (before.endswith(OPERATOR) or before.endswith("return")):
             continue
         end = _closing(text, m.end() - 1)
         if end > 0:
@@ -283,8 +284,8 @@ def operands(text: str) -> list[Edit]:
 
 
 # A local variable set once where it is declared: ``  unsigned v21 = (...);``.
-LOCAL = re.compile(r"^[ \t]*(?:const\s+|constexpr\s+)?(?P<type>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*?)\s+(?P<name>[A-Za-z_]\w*)"
-                   r"\s*=\s*(?P<init>[^;{}]+);[ \t]*\n", re.M)
+LOCAL = re.compile(r"^[ \t]*(?:const\s+|constexpr\s+)?(?P<type>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*?)"
+                   r"\s+(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<init>[^;{}]+);[ \t]*\n", re.M)
 WRITTEN = re.compile(r"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--)")  # what follows a name that is written to
 
 
@@ -309,7 +310,8 @@ def inlined(text: str) -> list[Edit]:
     return out
 
 
-# A helper of one line that returns an expression of its parameters: ``SG_HD int sg_min_i(int a, int b) { return ...; }``.
+# A helper of one line that returns an expression of its parameters:
+# ``SG_HD int sg_min_i(int a, int b) { return ...; }``.
 HELPER = re.compile(r"^[^\n(]*?\b(?P<name>\w+)\((?P<params>[^()]*)\)\s*\{\s*return (?P<expr>[^;{}]*);\s*\}[ \t]*\n",
                     re.M)
 
@@ -382,7 +384,8 @@ def _declared(line: str) -> str | None:
     return name[1] if name and name[1] not in KEPT else None
 
 
-EMPTY_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*if[^\n]*\n(?:[ \t]*#[ \t]*else[^\n]*\n)?[ \t]*#[ \t]*endif[^\n]*\n", re.M)
+EMPTY_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*if[^\n]*\n(?:[ \t]*#[ \t]*else[^\n]*\n)?[ \t]*#[ \t]*endif[^\n]*\n",
+                               re.M)  # ``#if ... #endif`` with nothing between (an ``#else`` at most)
 
 
 def unused(text: str, around: str = "") -> str:
@@ -455,8 +458,9 @@ def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8,
            around: str = "") -> str:
     """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and the rewrites (``0`` for an expression, an operand
-    for what holds it, a variable's value for its one use, a helper's expression for its calls) until none makes the text smaller; no text is judged twice
-    (``remembered``). ``around``: the text the caller puts beside ``text`` (``unused``)."""
+    for what holds it, a variable's value for its one use, a helper's expression for its calls) until none makes the
+    text smaller; no text is judged twice (``remembered``). ``around``: the text the caller puts beside ``text``
+    (``unused``)."""
     interesting = remembered(interesting)
     refused: set = set()  # the edits that were refused, kept from one round to the next
     while True:
