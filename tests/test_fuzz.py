@@ -206,6 +206,14 @@ def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_p
     assert clean.returncode == 1 and "nothing to reduce" in clean.stdout, clean.stdout + clean.stderr
     missing = fuzz_cli("--reduce", str(tmp_path / "none.cu"), *args, cwd=tmp_path)
     assert missing.returncode == 2 and "cannot read it" in missing.stderr, missing.stderr
+    # its finding's folder may not be a campaign's (whose findings.json it would write over), nor a file
+    campaign = tmp_path / "campaign"
+    campaign.mkdir()
+    (campaign / "campaign.json").write_text('{"seed": "s"}')
+    (tmp_path / "clean.finding").write_text("a file\n")
+    for where, says in ((("--out", str(campaign)), "holds a campaign"), ((), "clean.finding is where its finding goes")):
+        refused = fuzz_cli("--reduce", str(tmp_path / "clean.cu"), *args, *where, cwd=tmp_path)
+        assert refused.returncode == 2 and says in refused.stderr, refused.stderr
 
 
 # A fake nvcc whose programs are host C++ built by g++: under -Xcicc -O0 it turns every `` ^ `` into `` | `` (a planted

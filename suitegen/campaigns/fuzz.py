@@ -761,6 +761,7 @@ def reduce_command(args) -> int:
         text = source.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--reduce {source}: cannot read it ({exc})") from None
+    folder = _finding_folder(args, source)
     tc, opts = _campaign_options(args)
     campaign = Campaign(tc, replace(opts, out=source.parent))
     deadline = time.monotonic() + opts.reduce_budget
@@ -772,7 +773,7 @@ def reduce_command(args) -> int:
                 if built.crashed:
                     break
             else:
-                return _reduce_wrong(campaign, source, text, deadline, args)
+                return _reduce_wrong(campaign, source, text, deadline, args, folder)
             print(f"fuzz: {source} crashes the {build.name} build ({triage.crash_signature(built.log) or 'no words'}); "
                   f"reducing it line by line within {opts.reduce_budget:.0f}s")
             small = triage.shrink_crash(campaign, build, text, deadline, log=built.log)
@@ -790,7 +791,19 @@ def reduce_command(args) -> int:
     return 0
 
 
-def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, args) -> int:
+def _finding_folder(args, source: Path) -> Path:
+    """Return where ``--reduce FILE`` files its finding (``--out``, else ``FILE.finding/``), refusing a folder a
+    campaign's findings live in (its ``findings.json`` would be written over) or a path that is no folder."""
+    folder = Path(args.out) if args.out else source.with_name(source.stem + ".finding")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--reduce {source}: {folder} is where its finding goes, and it is not a folder")
+    state = folder / "campaign.json"
+    if (folder / PROGRAMS).exists() or state.is_file() and "source" not in state.read_text():
+        raise UsageError(f"--reduce {source}: {folder} holds a campaign; give --out a folder of the file's own")
+    return folder
+
+
+def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, args, folder: Path) -> int:
     """``reduce_command`` for a file no build crashes on: build and run it under every build the fuzzer knows (the
     first of them wrong is the one reduced against: default, where it is wrong there); where some are right
     and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file, its report and its finding's
@@ -815,8 +828,7 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, 
     note = out.with_suffix(".md")
     note.write_text(own_file.report(source, text, found, runs, {n: campaign.build(n) for n in names}))
     from suitegen.report import fuzz_page
-    folder = Path(args.out) if args.out else source.with_name(source.stem + ".finding")  # for --releases, a page
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)  # its finding, as a campaign's (for --releases, a page)
     state = {"source": str(source), "toolchain": campaign.tc.version_str, "builds": names, "seed": None,
              "tally": {"generated": 0, "ran": 0, "host_checked": 0, "seconds": 0, "wrong": 1, "build_failures": 0}}
     write_json(folder / "campaign.json", state)
