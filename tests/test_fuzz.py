@@ -209,7 +209,7 @@ def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_p
     # its finding's folder may not be a campaign's (whose findings.json it would write over), nor a file
     campaign = tmp_path / "campaign"
     campaign.mkdir()
-    (campaign / "campaign.json").write_text('{"seed": "s"}')
+    (campaign / "campaign.json").write_text('{"seed": "opensource"}')  # "source" in a value, not a key
     (tmp_path / "clean.finding").write_text("a file\n")
     for where, says in ((("--out", str(campaign)), "holds a campaign"), ((), "clean.finding is where its finding goes")):
         refused = fuzz_cli("--reduce", str(tmp_path / "clean.cu"), *args, *where, cwd=tmp_path)
@@ -679,10 +679,13 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
         {"b": "wrong in 13.3.33 - 13.5.37; first fixed: none yet; right before, last in 13.0.88"}
     assert triage.release_range(runs("x.x..")) == \
         {"b": "wrong in 13.0.48 - 13.3.33 (not in every release between); first fixed: 13.4.92"}
-    assert triage.release_range(runs(".....")) == {"b": "right in every release checked (13.0.48 - 13.5.37)"}
+    assert triage.release_range(runs(".....")) == {"b": "right in every release that built it (13.0.48 - 13.5.37)"}
     # a release that could not build the reproducer (13.0.48's wheel builds no program) is neither right nor wrong
     assert triage.release_range(runs("?xxxx")) == {"b": "wrong in 13.0.88 - 13.5.37; first fixed: none yet; not judged "
                                                         "in 13.0.48 (the release did not build it)"}
+    assert triage.release_range(runs("?....")) == {"b": "right in every release that built it (13.0.88 - 13.5.37); "
+                                                        "not judged in 13.0.48 (the release did not build it)"}
+    assert triage.release_range(runs("?????"))["b"].startswith("no release built it; not judged in 13.0.48, 13.0.88")
 
 
 def test_releases_range_one_reproducer_per_distinct_bug(tmp_path, fake_nvcc, monkeypatch):

@@ -265,12 +265,32 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
     assert {"((int)((a + 3) * (b ^ 7))) -> ((a + 3) * (b ^ 7))", "((a + 3) * (b ^ 7)) -> (b ^ 7)",
             "max((a * 2), 3) -> (a * 2)", "max((a * 2), 3) -> (3)", "(w > 2) -> (w)"} <= made, made
     assert not any(m.startswith(("(a - 1)", "(int a, int b)")) for m in made), made
+    # nothing in a divisor (a cast's operand there too) is put as 0 or loses an operand; a cast of part of an operand
+    # stays; a guarded branch keeps its guard; a shift count keeps its mask and a shifted value its width; a string's
+    # parentheses are no expression's
+    guarded = {"int v = ((double)a / b);": ["int v = 0;"],
+               "int v = (x / ((int)((a + b))));": ["int v = 0;", "int v = (x);", "int v = ((int)((a + b)));"],
+               "v /= (a - b);": [], "v %= ((int)((a * b)));": [],
+               "int v = (b ? a / b : 0);": ["int v = 0;", "int v = (0);"],
+               "v <<= (((unsigned)(e)) & 31u);": ["v <<= 0;", "v <<= (0 & 31u);", "v <<= ((e) & 31u);"],
+               'printf("(%d + %f)\\n", (i + 1), g);': ['printf("(%d + %f)\\n", 0, g);',
+                                                      'printf("(%d + %f)\\n", (i), g);',
+                                                      'printf("(%d + %f)\\n", (1), g);']}
+    for line, allowed in guarded.items():
+        assert [n for _, n in textual.zeroes(line) + textual.operands(line)] == allowed, line
+    shift = "unsigned long long v = (((unsigned long long)(x)) << (((unsigned)(n)) & 63u));"
+    assert not [n for _, n in textual.operands(shift) if "((x) <<" in n], "the shifted value keeps its 64-bit cast"
     masked = {key[1] for key, _ in textual.operands("int g(int *t, int s) { return t[(s % 4)] << (s & 31) >> "
                                                     "min(s, 7) + t[min(s, 3)]; }\n")}
     assert masked == set(), "an index or a shift count keeps its mask (a % or &, or a clamping call)"
     assert "((v - i))" in [text[i:j + 1] for i, j in textual.expressions(text)], "a cast's operand may be 0"
-    assert [t for _, t in textual.inlined(text)] == [text.replace("  int v = ((int)((a + 3) * (b ^ 7)));\n", "")
-                                                    .replace("v - i", "((int)((a + 3) * (b ^ 7))) - i")]
+    assert textual.inlined(text) == [], "v is read in a loop, a block deeper: every trip would compute it again"
+    flat = text.replace("  for (int i = 0; i < 4; ++i) {\n    w += (unsigned)((v - i));\n  }\n", "  w += v;\n")
+    assert [t for _, t in textual.inlined(flat)] == [flat.replace("  int v = ((int)((a + 3) * (b ^ 7)));\n", "")
+                                                    .replace("w += v;", "w += ((int)((a + 3) * (b ^ 7)));")]
+    for moved in ("  int v = t[1];\n  t[1] = 0;\n  return v;\n", "  int v = x;\n  x += 1;\n  return v;\n",
+                  "  int v = s[1];\n  __syncthreads();\n  return v;\n", "  int v = x++;\n  return v + x;\n"):
+        assert textual.inlined("__device__ int f(int *t, int *s, int x) {\n" + moved + "}\n") == [], moved
     lines = text.splitlines(keepends=True)
     unwrapped = ["".join(u) for i, j in textual._blocks(lines) for u in textual._unwrapped(lines, i, j)]
     assert len(unwrapped) == 4, "never the function's own braces"
@@ -285,8 +305,12 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
               "{ return a > b ? a : b; }\n"
               "__global__ void k(unsigned long long *o) { o[0] = sg_max_ull(1ull, sg_max_ull(o[1], 2)); }\n")
     assert [t for _, t in textual.helpers_inlined(helper)] == [
-        "__global__ void k(unsigned long long *o) { o[0] = ((1ull) > (((o[1]) > (2) ? (o[1]) : (2))) ? (1ull) : "
-        "(((o[1]) > (2) ? (o[1]) : (2)))); }\n"]
+        "__global__ void k(unsigned long long *o) { o[0] = (((unsigned long long)(1ull)) > ((unsigned long long)"
+        "((((unsigned long long)(o[1])) > ((unsigned long long)(2)) ? ((unsigned long long)(o[1])) : ((unsigned long "
+        "long)(2))))) ? ((unsigned long long)(1ull)) : ((unsigned long long)((((unsigned long long)(o[1])) > "
+        "((unsigned long long)(2)) ? ((unsigned long long)(o[1])) : ((unsigned long long)(2)))))); }\n"]
+    assert textual.helpers_inlined(helper.replace("sg_max_ull(o[1], 2)", "sg_max_ull(o[1]++, 2)")) == [], \
+        "an argument with a side effect would be evaluated twice"
     macro = "#ifdef __CUDA_ARCH__\n#define SG_DEV(d, h) d\n#else\n#define SG_DEV(d, h) h\n#endif\nint main() {}\n"
     assert textual.unused(macro) == "int main() {}\n", "a macro defined in both arms, and the conditional left empty"
 

@@ -797,8 +797,11 @@ def _finding_folder(args, source: Path) -> Path:
     folder = Path(args.out) if args.out else source.with_name(source.stem + ".finding")
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--reduce {source}: {folder} is where its finding goes, and it is not a folder")
-    state = folder / "campaign.json"
-    if (folder / PROGRAMS).exists() or state.is_file() and "source" not in state.read_text():
+    try:
+        own = not (folder / "campaign.json").is_file() or "source" in json.loads((folder / "campaign.json").read_text())
+    except (OSError, ValueError, TypeError):
+        own = False  # a state file that does not read back is no file's finding either
+    if (folder / PROGRAMS).exists() or not own:
         raise UsageError(f"--reduce {source}: {folder} holds a campaign; give --out a folder of the file's own")
     return folder
 

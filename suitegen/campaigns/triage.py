@@ -119,7 +119,8 @@ class Tester:
         build = c.build(build_name)
         built = modules.build_module(c.tc, build, emit.source(programs), folder, timeout=600,
                                      use_cache=c.opts.use_cache)
-        if not built.ok and len(programs) > 1:  # one candidate that does not build must not sink the others
+        if not built.ok and len(programs) > 1 and not (built.crashed or built.timed_out):  # one candidate that
+            # does not build must not sink the others (a crash or a hang is the compiler's: no more builds of it)
             half = len(programs) // 2
             return (self._statuses(build_name, programs[:half], expected[:half]) +
                     self._statuses(build_name, programs[half:], expected[half:]))
@@ -782,13 +783,14 @@ def release_records(campaign, toolchain, findings: list[dict], folder: Path) -> 
 def release_builds(campaign, toolchain, findings: list[dict], folder: Path) -> list[dict]:
     """Build each finding with one release: whether it crashed, what was built, and the build's name, target and
     flags. A wrong result's kernel is built as a module with its launch and expected cells (the reproducer's ``main``
-    is host code, left out); a run that faults, or a file with no ``extern "C"`` kernel, is built whole, as its
-    reproducer runs (``program``): a stray access of a module the runner loads may land in pooled memory."""
+    is host code, left out); a run that faults, or a file of one's own (``--reduce FILE``: its own check says what is
+    right), is built whole, as its reproducer runs (``program``): a stray access of a module the runner loads may
+    land in pooled memory."""
     out = []
     for f in findings:
         build = campaign.build(f.get("build") or f.get("bad"))
         where = Path(tempfile.mkdtemp(prefix="r", dir=folder))
-        whole = f["kind"] == "wrong-code" and (not KERNEL.search(f["reproducer"]) or
+        whole = f["kind"] == "wrong-code" and (bool(f.get("source")) or not KERNEL.search(f["reproducer"]) or
                                                any(FAULT.search(o) for o in f.get("observed") or []))
         record = {"bucket": f["bucket"], "kind": f["kind"], "build": build.name, "arch": build.arch,
                   "flags": list(build.flags), "program": whole}
@@ -842,15 +844,18 @@ def release_range(runs: list[tuple[str, list[Entry]]]) -> dict[str, str]:
     for bucket in dict.fromkeys(e.case_id.removeprefix("fuzz/") for _, entries in runs for e in entries):
         seen = [(v, e.verdict) for v, entries in runs for e in entries if e.case_id == f"fuzz/{bucket}"]
         wrong = [i for i, (_, verdict) in enumerate(seen) if verdict == "FAIL"]
+        unjudged = [v for v, verdict in seen if verdict not in ("PASS", "FAIL")]
+        not_judged = f"; not judged in {', '.join(unjudged)} (the release did not build it)" if unjudged else ""
         if not wrong:
-            out[bucket] = f"right in every release checked ({seen[0][0]} - {seen[-1][0]})"
+            right = [v for v, verdict in seen if verdict == "PASS"]
+            out[bucket] = (f"right in every release that built it ({right[0]} - {right[-1]})" if right else
+                           "no release built it") + not_judged
             continue
         fixed = next((v for v, verdict in seen[wrong[-1] + 1:] if verdict == "PASS"), "none yet")
         before = seen[wrong[0] - 1] if wrong[0] else None  # the release before the first wrong one
-        unjudged = [v for v, verdict in seen if verdict not in ("PASS", "FAIL")]
         out[bucket] = f"wrong in {seen[wrong[0]][0]} - {seen[wrong[-1]][0]}" + \
             ("" if len(wrong) == wrong[-1] - wrong[0] + 1 else " (not in every release between)") + \
             f"; first fixed: {fixed}" + \
             (f"; right before, last in {before[0]}" if before and before[1] == "PASS" else "") + \
-            (f"; not judged in {', '.join(unjudged)} (the release did not build it)" if unjudged else "")
+            not_judged
     return out

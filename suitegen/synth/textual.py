@@ -147,7 +147,8 @@ def drop_blocks(text: str, interesting: Callable[[list[str]], list[bool]], budge
 # What may precede the opening parenthesis of an expression that a constant can stand for: not a name, a closing
 # bracket or a template's ``>`` (a call's arguments, a declaration's parameters, ``if (...)``), nor ``/`` or ``%`` (a
 # divisor of 0 would be undefined behaviour). A ``)`` that closes a cast's type is allowed (``_after_cast``).
-NOT_AN_OPERAND = re.compile(r"(?:[\w\])>]|[/%])\s*$")
+NOT_AN_OPERAND = re.compile(r"(?:[\w\])>]|[/%]=?)\s*$")
+DIVISOR = re.compile(r"[/%]=?\s*$")  # what a divisor follows: nothing inside it may be 0 or lose an operand
 # The type of a cast: ``(unsigned long long)``, ``(T)``, ``(const sg::vec<int, 4> *)``.
 CAST = re.compile(r"^\s*(?:const\s+)?(?:[A-Za-z_]\w*(?:::|\s+))*[A-Za-z_]\w*(?:<[^()]*>)?\s*[*&]*\s*$")
 # A binary operator between an expression's two operands, as the emitter writes one (spaces either side).
@@ -157,7 +158,9 @@ BINARY = re.compile(r" (?:\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%&|^<>]) ")
 CALL = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\s*\(")
 # What comes before an index or a shift count, whose mask (``% 4u``, ``& 31u``) keeps it in range: no operand of it
 # is lifted out (a file of one's own has no UBSan to refuse the read out of bounds, or the shift past the width).
-BOUNDED = re.compile(r"(?:\[|<<|>>)\s*$")
+BOUNDED = re.compile(r"(?:\[|<<=?|>>=?)\s*$")
+SHIFTED = re.compile(r"^\s*(?:<<|>>)")  # what follows a shifted value, whose cast sets the shift's width
+GUARDED = re.compile(r"[/%\[]")  # what a conditional's branch (or ``&&``'s right side) may hold only under its guard
 OPERATOR = ("(", ",", "=", "?", ":", "[", "!", "~", "+", "-", "*", "&", "|", "^", "<", ">")  # what an operand follows
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "alignof", "decltype", "static_assert"}
 
@@ -199,16 +202,42 @@ def _operand(text: str, i: int, k: int) -> bool:
         not CAST.match(text[i + 1:k])
 
 
+def _masked(text: str) -> str:
+    """Return ``text`` with its string and character literals' contents blanked (the same length): a parenthesis
+    inside one is no expression's."""
+    return QUOTED.sub(lambda m: m[0][0] + " " * (len(m[0]) - 2) + m[0][-1], text)
+
+
+def _in_divisor(code: str) -> list[bool]:
+    """Return, for each offset of ``code``, whether it lies in a divisor (``DIVISOR``): in the parentheses after a
+    ``/`` or ``%``, in those of a cast's operand there (``/ (int)(a - b)``), or within either."""
+    inside, stack, closed = [False] * len(code), [], {}
+    for k, ch in enumerate(code):
+        if ch == "(":
+            before = code[:k].rstrip()
+            cast = closed.get(len(before) - 1) if before.endswith(")") else None  # the operand of a cast in one
+            stack.append((k, bool(stack and stack[-1][1]) or bool(DIVISOR.search(before[-3:]))
+                          or bool(cast and cast[1] and CAST.match(code[cast[0] + 1:len(before) - 1]))))
+            inside[k] = stack[-1][1]
+        elif ch == ")" and stack:
+            closed[k] = stack.pop()
+            inside[k] = closed[k][1]
+        else:
+            inside[k] = bool(stack and stack[-1][1])
+    return inside
+
+
 def _spans(text: str, shortest: int = 0) -> list[tuple[int, int]]:
     """Return the (first, last) offsets of ``text``'s parenthesised operands (``_operand``) of ``shortest``
-    characters or more, largest first."""
-    stack, out = [], []
-    for k, ch in enumerate(text):
+    characters or more, largest first; none in a divisor (``_in_divisor``), and none in a string literal."""
+    stack, out, code = [], [], _masked(text)
+    divisor = _in_divisor(code)
+    for k, ch in enumerate(code):
         if ch == "(":
             stack.append(k)
         elif ch == ")" and stack:
             i = stack.pop()
-            if k - i + 1 >= shortest and _operand(text, i, k):
+            if k - i + 1 >= shortest and not divisor[i] and _operand(code, i, k):
                 out.append((i, k))
     return sorted(out, key=lambda ij: ij[0] - ij[1])
 
@@ -246,17 +275,21 @@ def _parts(inner: str) -> list[str]:
     if inner.startswith("("):
         end = _closing(inner, 0)
         rest = inner[end + 1:].strip()
-        if end > 0 and CAST.match(inner[1:end]) and rest:
-            return [rest]
+        if end > 0 and CAST.match(inner[1:end]) and rest:  # ``(T)(x)``: x; ``(T)a / b`` casts ``a`` alone: nothing
+            return [rest] if rest.startswith("(") and _closing(rest, 0) == len(rest) - 1 else []
     asked = _top(inner, re.compile(r" \? "))
     if asked:
         colon = _top(inner[asked[0].end():], re.compile(r" : "))
         if colon:
             after = asked[0].end()
-            return [inner[after:after + colon[0].start()], inner[after + colon[0].end():]]
+            branches = [inner[after:after + colon[0].start()], inner[after + colon[0].end():]]
+            return [b for b in branches if not GUARDED.search(b)]  # ``b ? a / b : 0`` keeps its guard
         return []
     ops = _top(inner, BINARY)
-    return [inner[:ops[0].start()], inner[ops[0].end():]] if len(ops) == 1 else []
+    if len(ops) != 1:
+        return []
+    left, right = inner[:ops[0].start()], inner[ops[0].end():]
+    return [left] + ([] if ops[0][0].strip() in ("&&", "||") and GUARDED.search(right) else [right])
 
 
 def _grouped(part: str) -> str:
@@ -265,17 +298,30 @@ def _grouped(part: str) -> str:
     return part if part.startswith("(") and _closing(part, 0) == len(part) - 1 else f"({part})"
 
 
+def _cast(inner: str) -> bool:
+    """Whether ``(inner)`` is a cast: ``(T)(x)``."""
+    return inner.startswith("(") and bool(CAST.match(inner[1:max(0, _closing(inner, 0))]))
+
+
 def operands(text: str) -> list[Edit]:
-    """An operand for the expression it is part of (``_parts``; never an index's or a shift count's, ``BOUNDED``), and
-    a call's argument for the call, largest expression first."""
-    out = [_edit(text, i, j, _grouped(part)) for i, j in _spans(text) if not BOUNDED.search(text[max(0, i - 3):i])
-           for part in _parts(text[i + 1:j])]
-    for m in CALL.finditer(text):
-        before = text[:m.start()].rstrip()
-        if m[1] in KEYWORDS or BOUNDED.search(before) or not (before.endswith(OPERATOR) or before.endswith("return")):
+    """An operand for the expression it is part of (``_parts``), and a call's argument for the call, largest
+    expression first: never in a divisor, an index or a shift count (``BOUNDED``), nor a shifted value's cast (it
+    sets the shift's width), nor where a string literal is."""
+    code, out = _masked(text), []
+    divisor = _in_divisor(code)
+    for i, j in _spans(text):
+        inner = text[i + 1:j]
+        if BOUNDED.search(code[max(0, i - 4):i]) or QUOTED.search(inner) or \
+                SHIFTED.match(code[j + 1:]) and _cast(inner):
             continue
-        end = _closing(text, m.end() - 1)
-        if end > 0:
+        out += [_edit(text, i, j, _grouped(part)) for part in _parts(inner)]
+    for m in CALL.finditer(code):
+        before = code[:m.start()].rstrip()
+        if m[1] in KEYWORDS or BOUNDED.search(before) or DIVISOR.search(before) or divisor[m.start()] or \
+                not (before.endswith(OPERATOR) or before.endswith("return")):
+            continue
+        end = _closing(code, m.end() - 1)
+        if end > 0 and not QUOTED.search(text[m.start():end]):
             args = text[m.end():end]
             cuts = [-1] + [c.start() for c in _top(args, re.compile(","))] + [len(args)]
             out += [_edit(text, m.start(), end, _grouped(args[a + 1:b])) for a, b in zip(cuts, cuts[1:])
@@ -287,10 +333,21 @@ def operands(text: str) -> list[Edit]:
 LOCAL = re.compile(r"^[ \t]*(?:const\s+|constexpr\s+)?(?P<type>[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*?)"
                    r"\s+(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<init>[^;{}]+);[ \t]*\n", re.M)
 WRITTEN = re.compile(r"^\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|^\s*(?:\+\+|--)")  # what follows a name that is written to
+# What may change what an initial value reads, between it and its one read: a write through an index or a pointer,
+# a barrier, an atomic, or a side effect (``++``, ``--``, an assignment).
+MOVED_PAST = re.compile(r"\]\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|__syncthreads|__syncwarp|atomic|\*\s*\w+\s*=(?!=)")
+SIDE_EFFECT = re.compile(r"\+\+|--|[^=!<>]=(?!=)")
+
+
+def _written(name: str, text: str) -> bool:
+    """Whether ``text`` assigns, increments or decrements ``name``."""
+    n = re.escape(name)
+    return bool(re.search(rf"\b{n}\b\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{n}\b", text))
 
 
 def inlined(text: str) -> list[Edit]:
-    """A local variable's initial value for the one place that reads it, its declaration gone."""
+    """A local variable's initial value for the one place that reads it, its declaration gone, where nothing between
+    them may change what the value reads."""
     out = []
     for m in LOCAL.finditer(text):
         if m["type"] in KEYWORDS or m["type"].split()[0] in ("return", "goto", "case", "else", "typedef", "using"):
@@ -299,8 +356,13 @@ def inlined(text: str) -> list[Edit]:
         uses = list(re.finditer(rf"\b{re.escape(m['name'])}\b", rest))
         if len(uses) != 1 or re.search(rf"\b{re.escape(m['name'])}\b", text[:m.start()]):
             continue
-        u = uses[0]
-        if WRITTEN.match(rest[u.end():]) or rest[:u.start()].rstrip().endswith(("&", "++", "--", ".")):
+        u, between, init = uses[0], rest[:uses[0].start()], m["init"]
+        if WRITTEN.match(rest[u.end():]) or between.rstrip().endswith(("&", "++", "--", ".")):
+            continue
+        # it is read where it was declared, as it was: not in a deeper block (a loop would read it again, later), not
+        # past anything that may change what it reads, and it has no side effect of its own
+        if _depth(between) != 0 or MOVED_PAST.search(between) or SIDE_EFFECT.search(init) or any(
+                _written(n, between) for n in set(re.findall(r"[A-Za-z_]\w*", init))):
             continue
         init = m["init"].strip()
         value = init if init.startswith(f"(({m['type']})") and _closing(init, 0) == len(init) - 1 else \
@@ -317,19 +379,22 @@ HELPER = re.compile(r"^[^\n(]*?\b(?P<name>\w+)\((?P<params>[^()]*)\)\s*\{\s*retu
 
 
 def helpers_inlined(text: str) -> list[Edit]:
-    """A one-line helper's expression for each of its calls, its parameters replaced by the arguments, and the
-    helper gone."""
+    """A one-line helper's expression for each of its calls, its parameters replaced by the arguments (each converted
+    to its parameter's type, and none with a side effect: it may be read twice), and the helper gone."""
     out = []
     for m in HELPER.finditer(text):
-        params = [re.findall(r"\w+", p)[-1] for p in m["params"].split(",") if p.strip()]
+        declared = [p.strip() for p in m["params"].split(",") if p.strip()]
+        params = [re.findall(r"\w+", p)[-1] for p in declared]
+        types = [p[:p.rindex(name)].strip() for p, name in zip(declared, params)]
         rest, done = text[:m.start()] + text[m.end():], 0
         call = re.compile(rf"(?<![\w.>:]){re.escape(m['name'])}\s*\(")
         while (c := call.search(rest)) and done < 50:
             end = _closing(rest, c.end() - 1)
             args = rest[c.end():end]
             cuts = [-1] + [x.start() for x in _top(args, re.compile(","))] + [len(args)]
-            values = [_grouped(args[a + 1:b]) for a, b in zip(cuts, cuts[1:]) if args[a + 1:b].strip()]
-            if end < 0 or len(values) != len(params):
+            values = [f"(({t}){_grouped(args[a + 1:b])})" if t else _grouped(args[a + 1:b])
+                      for t, (a, b) in zip(types, zip(cuts, cuts[1:])) if args[a + 1:b].strip()]
+            if end < 0 or len(values) != len(params) or SIDE_EFFECT.search(args):  # an argument may be read twice
                 break
             body = re.sub(r"\b(\w+)\b", lambda w: dict(zip(params, values)).get(w[1], w[1]), m["expr"])
             rest, done = rest[:c.start()] + _grouped(body) + rest[end + 1:], done + 1
@@ -469,5 +534,5 @@ def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: in
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
         for propose in (zeroes, operands, inlined, helpers_inlined):
             text = rewrite(text, propose, interesting, budget // 4, width, refused)
-        if len(text) >= len(before):
-            return text
+        if len(text) >= len(before):  # a round that did not shrink it (a helper inlined may lengthen it)
+            return min(text, before, key=len)
