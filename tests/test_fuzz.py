@@ -187,8 +187,8 @@ def test_stages_are_blamed_from_the_configs():
 
 def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_path, fake_nvcc):
     """``fuzz --reduce FILE``: a program a user brings, which crashes a build (here every source holding ``^``
-    crashes the fake, whatever else it holds), is cut to the line that crashes it, the same crash; a file no build
-    crashes on is said to have nothing to reduce."""
+    crashes the fake, whatever else it holds), is cut to the line that crashes it, the same crash, and filed as a
+    finding; a file no build crashes on is said to have nothing to reduce."""
     fake = fake_nvcc('for a in "$@"; do case "$a" in *.cu) grep -q "\\^" "$a" && kill -SEGV $$;; esac; done\n'
                      'echo "refused" >&2; exit 1')
     lines = [f"__device__ int f{i}(int x) {{ return x + {i}; }}" for i in range(12)]
@@ -201,6 +201,13 @@ def test_a_crashing_file_of_ones_own_is_reduced_to_the_lines_that_crash_it(tmp_p
     reduced = (tmp_path / "mine.reduced.cu").read_text()
     assert "^" in reduced and reduced.count("\n") <= 2, reduced
     assert "13 lines -> " in done.stdout and "crashes the default build" in done.stdout, done.stdout
+    # its finding, filed as a campaign's crash is (in mine.finding/), which --releases can range
+    crash = json.loads((tmp_path / "mine.finding" / "findings.json").read_text())
+    assert [(f["kind"], f["build"], f["reproducer"]) for f in crash] == [("crash", "default", reduced)], crash
+    assert crash[0]["bucket"] == triage.bucket({"kind": "crash", "stage": "compiler crash (default)",
+                                                "failing": ["default"], "log": crash[0]["log"]})
+    assert f"| [`{crash[0]['bucket']}`](repro/{crash[0]['bucket']}/report.md) | new | compiler crash (default) |" in (
+        tmp_path / "mine.finding" / "findings.md").read_text()
     (tmp_path / "clean.cu").write_text("__global__ void k(int *o) { *o = 1; }\n")
     clean = fuzz_cli("--reduce", str(tmp_path / "clean.cu"), *args, cwd=tmp_path)
     assert clean.returncode == 1 and "nothing to reduce" in clean.stdout, clean.stdout + clean.stderr

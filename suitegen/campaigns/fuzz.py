@@ -754,8 +754,8 @@ def reduce_command(args) -> int:
     """``suitegen fuzz --reduce FILE``: reduce a source file of one's own that a build crashes on, or that some builds
     get right and others wrong, to the smallest text that shows it the same way: a crash line by line
     (``triage.shrink_crash``), a wrong program through its own check (``own_file``: a program exits 0 when it is
-    right). Write the reduced file (and, for wrong code, a report) beside it. Exit 0 when it was reduced, 1 when no
-    build crashes or the builds agree, or the program itself is at fault."""
+    right). Write the reduced file (and, for wrong code, a report) beside it, and file its finding (``_file``). Exit 0
+    when it was reduced, 1 when no build crashes or the builds agree, or the program itself is at fault."""
     source = Path(args.reduce)
     try:
         text = source.read_text()
@@ -788,7 +788,27 @@ def reduce_command(args) -> int:
     flags = " ".join(build.nvcc_flags())
     print(f"fuzz: {text.count(chr(10))} lines -> {small.count(chr(10))} lines: {out}\n"
           f"  nvcc {flags} -{build.output} {out.name}   # crashes")
+    crash = {"kind": "crash", "source": str(source), "file": source.name, "lines_before": text.count("\n"),
+             "build": build.name, "failing": [build.name], "passing": [], "stage": f"compiler crash ({build.name})",
+             "log": built.log, "argv": list(built.argv), "lines": small.count("\n"), "reproducer": small,
+             "toolchain": tc.version_str, "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}"
+                                                       "   # crashes"]}
+    _file(args, folder, source, tc, [build.name], dict(crash, bucket=triage.bucket(crash)))
     return 0
+
+
+def _file(args, folder: Path, source: Path, tc, builds: list[str], finding: dict) -> None:
+    """File a reduced file's finding in its folder as a campaign files its own (``findings.json``, ``findings.md``,
+    the page and ``repro/<bucket>/``) and, with ``--releases``, range it there."""
+    from suitegen.report import fuzz_page
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {"source": str(source), "toolchain": tc.version_str, "builds": builds, "seed": None,
+             "tally": {"generated": 0, "ran": 0, "host_checked": 0, "seconds": 0, "wrong": 1, "build_failures": 0}}
+    write_json(folder / "campaign.json", state)
+    fuzz_page.write(folder, state, [finding])
+    print(f"fuzz: its finding: {folder}" + ("" if args.releases else " (fuzz --releases LOW..HIGH --out ranges it)"))
+    if args.releases and finding["kind"] in model.FILED:
+        releases_command(argparse.Namespace(**dict(vars(args), out=str(folder))))
 
 
 def _finding_folder(args, source: Path) -> Path:
@@ -830,19 +850,11 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, 
     out.write_text(found["reproducer"])
     note = out.with_suffix(".md")
     note.write_text(own_file.report(source, text, found, runs, {n: campaign.build(n) for n in names}))
-    from suitegen.report import fuzz_page
-    folder.mkdir(parents=True, exist_ok=True)  # its finding, as a campaign's (for --releases, a page)
-    state = {"source": str(source), "toolchain": campaign.tc.version_str, "builds": names, "seed": None,
-             "tally": {"generated": 0, "ran": 0, "host_checked": 0, "seconds": 0, "wrong": 1, "build_failures": 0}}
-    write_json(folder / "campaign.json", state)
-    fuzz_page.write(folder, state, [own_file.finding(campaign, source, text, found)])
     claim = found["kind"] == "wrong-code" and found["reproduces"]
     print(f"fuzz: {text.count(chr(10))} lines -> {found['reproducer'].count(chr(10))} lines: {out}; "
           + (f"wrong under {', '.join(found['wrong'])}, right under {', '.join(found['right'])}" if claim else
-             found["why"] or "the reduced file no longer tells the builds apart") + f" ({note}; its finding: {folder}, "
-          "which fuzz --releases LOW..HIGH --out ranges)")
-    if claim and args.releases:  # its range, as a campaign's findings get theirs
-        releases_command(argparse.Namespace(**dict(vars(args), out=str(folder))))
+             found["why"] or "the reduced file no longer tells the builds apart") + f" ({note})")
+    _file(args, folder, source, campaign.tc, names, own_file.finding(campaign, source, text, found))
     return 0 if claim else 1
 
 
