@@ -241,7 +241,7 @@ def test_line_reduction_keeps_only_what_the_test_needs():
 
 
 def test_an_expression_is_put_as_0_where_the_test_allows_and_never_a_divisor_or_a_call():
-    """``textual.simplify``: the largest parenthesised expressions first; a call's arguments, an ``if``'s condition, a
+    """``textual.zeroes``: the largest parenthesised expressions first; a call's arguments, an ``if``'s condition, a
     cast's type and a divisor are never replaced (the last would be undefined behaviour)."""
     from suitegen.synth import textual
     text = ("int f(int a, int b) {\n  int v = ((a + 3) * (b ^ 7));\n  if ((v > 2)) v = v / (a - 1);\n"
@@ -249,7 +249,7 @@ def test_an_expression_is_put_as_0_where_the_test_allows_and_never_a_divisor_or_
     spans = [text[i:j + 1] for i, j in textual.expressions(text)]
     assert "(a + 3)" in spans and "((a + 3) * (b ^ 7))" in spans and "(v > 2)" in spans
     assert not {"(int a, int b)", "((v > 2))", "(a - 1)", "(unsigned)", "((a * 2))"} & set(spans), spans
-    kept = textual.simplify(text, lambda batch: ["^ 7" in t for t in batch], width=2)
+    kept = textual.rewrite(text, textual.zeroes, lambda batch: ["^ 7" in t for t in batch], width=2)
     assert "int v = (0 * (b ^ 7));" in kept and "if (0) v = v / (a - 1);" in kept, kept
 
 

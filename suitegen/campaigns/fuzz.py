@@ -803,7 +803,7 @@ def _file(args, folder: Path, source: Path, tc, builds: list[str], finding: dict
     from suitegen.report import fuzz_page
     folder.mkdir(parents=True, exist_ok=True)
     state = {"source": str(source), "toolchain": tc.version_str, "builds": builds, "seed": None,
-             "tally": {"generated": 0, "ran": 0, "host_checked": 0, "seconds": 0, "wrong": 1, "build_failures": 0}}
+             "tally": dict(Tally(wrong=1).__dict__)}
     write_json(folder / "campaign.json", state)
     fuzz_page.write(folder, state, [finding])
     print(f"fuzz: its finding: {folder}" + ("" if args.releases else " (fuzz --releases LOW..HIGH --out ranges it)"))

@@ -221,12 +221,17 @@ class FaultTester(TextTester):
         return []  # no cells: it faulted (the finding keeps what the campaign saw)
 
 
+def run_program(exe: Path) -> procs.Completed:
+    """Run a reproducer built alone (in its own folder), as a person would, for at most two minutes."""
+    return procs.run((str(exe),), timeout=120, cwd=exe.parent)
+
+
 def run_alone(campaign, build_name: str, source: str) -> tuple[bool, str]:
     """Build a reproducer's source alone under a named build and run it once; return whether it built and what it
     printed."""
     folder = Path(tempfile.mkdtemp(prefix="x", dir=campaign.scratch))
     exe, _ = modules.build_program(campaign.tc, campaign.build(build_name), source, folder)
-    said = procs.run((str(exe),), timeout=120, cwd=folder).output if exe else ""
+    said = run_program(exe).output if exe else ""
     shutil.rmtree(folder, ignore_errors=True)
     return exe is not None, said
 
@@ -403,7 +408,7 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
                 out[name] = (folder, said)
                 continue
             exe, log = modules.build_program(campaign.tc, builds[name], candidate, folder)
-            out[name] = (exe, [procs.run((str(exe),), timeout=120).output.strip() for _ in range(2)] if exe else
+            out[name] = (exe, [run_program(exe).output.strip() for _ in range(2)] if exe else
                          [f"no program: {log[-200:]}"] * 2)
         return out
     candidates = [text] if host else [*present.forms(text), text, *([built] if built else [])]
@@ -670,8 +675,6 @@ def _as_integer(bits: int) -> int | None:
     return int(value) if math.isfinite(value) and value == int(value) and value != 0 else None
 
 
-
-
 def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
                   known: Path | None = None) -> list[dict]:
     """Add findings to the database (under its lock: campaigns that end together keep each other's findings);
@@ -820,8 +823,7 @@ def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
         if b["kind"] == "wrong-code" and not b["ok"] and not b["crashed"]:  # the release could not build it at all
             verdict = "UNRESOLVED"  # (13.0.48's wheel has no crt/link.stub, so builds no program): not judged
         elif b["kind"] == "wrong-code" and b["module"] and b.get("program"):
-            exe = Path(b["module"]).resolve()
-            done = procs.run((str(exe),), timeout=120, cwd=exe.parent)
+            done = run_program(Path(b["module"]).resolve())
             run = "ok" if done.returncode == 0 else "run-fault" if FAULT.search(done.output) else "wrong"
             verdict = "PASS" if run == "ok" else "FAIL"
         elif b["kind"] == "wrong-code" and b["module"]:

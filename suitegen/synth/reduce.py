@@ -147,14 +147,9 @@ def _tidy(program: ir.Program) -> ir.Program:
 
 
 def _named(node) -> set[str]:
-    """Return the names of the variables an expression (or a statement's own expressions) reads or writes."""
-    out = set()
-    for n in nodes(node):
-        var = getattr(n, "var", None) if isinstance(n, (ir.Ref, ir.Assign)) else \
-            getattr(n, "array", None) if isinstance(n, (ir.Elem, ir.Store)) else getattr(n, "vec", None)
-        if isinstance(var, ir.Var):
-            out.add(var.name)
-    return out
+    """Return the names of the variables expressions read: a variable, an array's element, a vector's field."""
+    return {(n.var if isinstance(n, ir.Ref) else n.array if isinstance(n, ir.Elem) else n.vec).name
+            for n in nodes(node) if isinstance(n, (ir.Ref, ir.Elem, ir.Field))}
 
 
 BLOCKS = ("then", "other", "body", "cases", "default")  # a statement's fields that hold statements

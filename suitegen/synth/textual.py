@@ -208,9 +208,10 @@ def _masked(text: str) -> str:
     return QUOTED.sub(lambda m: m[0][0] + " " * (len(m[0]) - 2) + m[0][-1], text)
 
 
-def _in_divisor(code: str) -> list[bool]:
-    """Return, for each offset of ``code``, whether it lies in a divisor (``DIVISOR``): in the parentheses after a
-    ``/`` or ``%``, in those of a cast's operand there (``/ (int)(a - b)``), or within either."""
+def _groups(code: str) -> tuple[list[bool], dict[int, tuple[int, bool]]]:
+    """Match ``code``'s parentheses: return, for each offset, whether it lies in a divisor (``DIVISOR``: in the
+    parentheses after a ``/`` or ``%``, in those of a cast's operand there, ``/ (int)(a - b)``, or within either), and
+    each group by the offset of its ``)``: where its ``(`` is, and whether the group is in a divisor."""
     inside, stack, closed = [False] * len(code), [], {}
     for k, ch in enumerate(code):
         if ch == "(":
@@ -224,22 +225,22 @@ def _in_divisor(code: str) -> list[bool]:
             inside[k] = closed[k][1]
         else:
             inside[k] = bool(stack and stack[-1][1])
-    return inside
+    return inside, closed
+
+
+def _operands_in(code: str, closed: dict[int, tuple[int, bool]], shortest: int = 0) -> list[tuple[int, int]]:
+    """Return the (first, last) offsets of the groups ``closed`` (``_groups`` of ``code``) that are operands
+    (``_operand``) of ``shortest`` characters or more and in no divisor, largest first."""
+    out = [(i, k) for k, (i, divisor) in closed.items()
+           if k - i + 1 >= shortest and not divisor and _operand(code, i, k)]
+    return sorted(out, key=lambda ij: ij[0] - ij[1])
 
 
 def _spans(text: str, shortest: int = 0) -> list[tuple[int, int]]:
-    """Return the (first, last) offsets of ``text``'s parenthesised operands (``_operand``) of ``shortest``
-    characters or more, largest first; none in a divisor (``_in_divisor``), and none in a string literal."""
-    stack, out, code = [], [], _masked(text)
-    divisor = _in_divisor(code)
-    for k, ch in enumerate(code):
-        if ch == "(":
-            stack.append(k)
-        elif ch == ")" and stack:
-            i = stack.pop()
-            if k - i + 1 >= shortest and not divisor[i] and _operand(code, i, k):
-                out.append((i, k))
-    return sorted(out, key=lambda ij: ij[0] - ij[1])
+    """Return the (first, last) offsets of ``text``'s parenthesised operands of ``shortest`` characters or more,
+    largest first (``_operands_in``); none in a string literal."""
+    code = _masked(text)
+    return _operands_in(code, _groups(code)[1], shortest)
 
 
 def expressions(text: str) -> list[tuple[int, int]]:
@@ -308,8 +309,8 @@ def operands(text: str) -> list[Edit]:
     expression first: never in a divisor, an index or a shift count (``BOUNDED``), nor a shifted value's cast (it
     sets the shift's width), nor where a string literal is."""
     code, out = _masked(text), []
-    divisor = _in_divisor(code)
-    for i, j in _spans(text):
+    divisor, closed = _groups(code)
+    for i, j in _operands_in(code, closed):
         inner = text[i + 1:j]
         if BOUNDED.search(code[max(0, i - 4):i]) or QUOTED.search(inner) or \
                 SHIFTED.match(code[j + 1:]) and _cast(inner):
@@ -419,13 +420,6 @@ def rewrite(text: str, propose: Callable[[str], list[Edit]], interesting: Callab
             return text
         text = edits[hit][1]
     return text
-
-
-def simplify(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 400, width: int = 8,
-             refused: set | None = None) -> str:
-    """Put ``0`` for parenthesised expressions (largest first) while ``interesting`` still accepts the text
-    (``rewrite``)."""
-    return rewrite(text, zeroes, interesting, budget, width, refused)
 
 
 # What a declaration at namespace level declares: a macro's name, or the last name before its parameters, bounds,
