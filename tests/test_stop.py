@@ -136,3 +136,27 @@ def test_a_timed_out_compile_leaves_no_process_behind(hanging, tmp_path):
     children = [int(p) for p in pids.read_text().split()]
     assert len(children) == 4, "each item: its front-end build (-ptx), which hung, then its full build"
     wait_for(lambda: not any(alive(p) for p in children), timeout=10)
+
+
+def test_a_stop_between_a_write_and_its_mark_waits_for_both():
+    """The race that wrote a record twice: a stop after the append, before the item was marked as written, made the
+    clean-up append it again. Within ``held`` the stop waits for the block, then raises."""
+    from suitegen.engine.stopping import StopRun, held
+
+    def stop(signum, frame):
+        raise StopRun(signum)
+
+    previous = signal.signal(signal.SIGINT, stop)
+    written, marked = [], set()
+    try:
+        with pytest.raises(StopRun):
+            with held():
+                written.append("record")
+                signal.raise_signal(signal.SIGINT)  # the stop comes here, between the write and the mark
+                marked.add("record")
+        assert written == ["record"] and marked == {"record"}
+        assert signal.getsignal(signal.SIGINT) is stop  # the handler is back
+        with held():  # a block with no stop raises nothing
+            marked.add("again")
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -38,7 +38,7 @@ from suitegen import model, procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.campaigns import own_file, triage
-from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
+from suitegen.engine.stopping import STOP_SIGNALS, StopRun, held, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
 from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError, bad_field, strings, whole
@@ -450,9 +450,10 @@ class Campaign:
 
     def _record(self, records: list[dict]) -> None:
         """Append one file's records (one write: they land together or not at all) and count them."""
-        ResultsFile(self.opts.out, PROGRAMS).append_all(records)
-        for r in records:
-            self._account(r)
+        with held():  # the tally (and the page a stop writes) counts exactly what the file holds
+            ResultsFile(self.opts.out, PROGRAMS).append_all(records)
+            for r in records:
+                self._account(r)
 
     def _account(self, r: dict) -> None:
         """Count one program's record in the tally, and keep what went wrong in it as suspects."""

@@ -2,10 +2,12 @@
 and the command that starts this process again."""
 from __future__ import annotations
 
+import contextlib
 import shlex
 import shutil
 import signal
 import sys
+import threading
 from pathlib import Path
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -17,6 +19,25 @@ class StopRun(BaseException):
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
+
+
+@contextlib.contextmanager
+def held():
+    """Within the block a stop signal waits, and its handler runs as the block ends: what the block writes and what
+    it marks as written land together (a stop between them would write a record twice). Off the main thread, where
+    no handler can be set (and none runs), it holds nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if pending and callable(previous[pending[0]]):
+            previous[pending[0]](pending[0], None)
 
 
 def invocation() -> str:

@@ -21,7 +21,7 @@ from suitegen.qualification import unit_kinds  # noqa: F401 - unit_kinds registe
 from suitegen.qualification.item import builds_programs, kind_of, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
-from suitegen.engine.stopping import STOP_SIGNALS, StopRun, invocation
+from suitegen.engine.stopping import STOP_SIGNALS, StopRun, held, invocation
 from suitegen.qualification.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import SCHEMA, UsageError, digest
 from suitegen.report.outputs import Reports
@@ -409,10 +409,11 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     def record(finished) -> None:
         # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
         fresh = {r.key: r for r in (finished.result.records if finished.result else ()) if r.key not in recorded}
-        results.append_all(list(fresh.values()))
+        with held():  # written and marked written together: a stop between them would append them again
+            results.append_all(list(fresh.values()))
+            recorded.update(fresh)
         for rec in fresh.values():
             progress.update(rec.verdict.value)
-        recorded.update(fresh)
         if checkpoint is not None:
             checkpoint.reports.add(fresh.values())
 
