@@ -571,6 +571,8 @@ def test_a_line_reduction_never_keeps_a_non_void_function_without_its_return():
     cut = re.sub(r"\n\s*return [^\n]*;", "\n", text, count=1)
     assert textual.missing_return(cut) is not None
     assert textual.missing_return("__device__ void f(int *o) {\n  *o = 1;\n}\n") is None
+    # a template of the generator's (and of a file of one's own) is a function too (the cicc-O0 file kept one empty)
+    assert textual.missing_return("template <typename T> __device__  T f20(T p18, T p19) {\n}\n") == "f20"
     tester = triage.TextTester(None, with_helper, "default", "ptxas-O0", float("inf"))
     assert not tester.one(cut) and "lost its return" in tester.why
 

@@ -18,7 +18,8 @@ import re
 from typing import Callable
 
 # A function definition as the emitter writes one: qualifiers, a return type, a name, parameters, "{" ending the line.
-FUNCTION = re.compile(r"^(?:SG_HD|__device__|__host__|__global__|__noinline__|__forceinline__|static|inline|\s)+"
+FUNCTION = re.compile(r"^(?:\s*template\s*<[^<>]*(?:<[^<>]*>[^<>]*)*>)?"
+                      r"(?:SG_HD|__device__|__host__|__global__|__noinline__|__forceinline__|static|inline|\s)+"
                       r"(?P<type>[A-Za-z_][\w\s:<>*&]*?)\s*\b(?P<name>\w+)\s*\([^;{}]*\)\s*\{\s*$")
 
 
