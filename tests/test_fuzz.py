@@ -823,3 +823,24 @@ def test_a_campaign_given_releases_ranges_its_findings_as_part_of_its_triage(tmp
     crash = next(f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "crash")
     assert crash.get("releases") == "wrong in 13.0.1 - 13.0.1; first fixed: 13.0.2", crash.get("releases")
     assert f"fuzz/{crash['bucket']}: wrong in 13.0.1 - 13.0.1" in (out / "releases.md").read_text()
+
+
+def test_a_program_reduced_again_to_another_shape_files_under_its_first_bug(tmp_path):
+    """Program 7697 of seed k11, triaged by two versions of the reducer, came out in two shapes (two buckets): the same
+    program (or the same file of one's own) is the same bug, in the database and in a ``--known`` one; another
+    program of that shape, or the same program under another stage, is not."""
+    first = {"kind": "wrong-code", "stage": "NVVM optimiser", "failing": ["default"], "shape": "a", "seed": "k11",
+             "policy": None, "index": 7697}
+    db, known = tmp_path / "db.json", tmp_path / "known.json"
+    [filed] = triage.file_findings(db, [first], "one")
+    again = triage.file_findings(db, [dict(first, shape="b"), dict(first, shape="b", index=1),
+                                      dict(first, shape="c", stage="ptxas optimiser")], "two")
+    assert [(f["bucket"] == filed["bucket"], f["known"]) for f in again] == [(True, True), (False, False),
+                                                                            (False, False)]
+    entry = json.loads(db.read_text())["findings"][filed["bucket"]]
+    assert entry["hits"] == 2 and "origins" not in entry  # its own first program is not listed twice
+    own = {"kind": "wrong-code", "stage": "ptxas optimiser", "failing": ["cicc-O0"], "shape": "the file x.cu",
+           "origin": "file 0123"}
+    triage.file_findings(known, [own], "earlier")
+    [later] = triage.file_findings(db, [dict(own, shape="the file x.reduced.cu")], "now", known=known)
+    assert later["known"] and later["bucket"] == triage.bucket(own)

@@ -631,6 +631,29 @@ def bucket(finding: dict) -> str:
     return digest(finding.get("kind"), finding.get("stage"), core, what, length=12)
 
 
+def origin(finding: dict) -> str | None:
+    """Return what a finding was reduced from, where that is known: a campaign's program (its seed, policy and index)
+    or a file of one's own (the digest of its text, ``origin`` as ``own_file.finding`` sets it)."""
+    if finding.get("origin"):
+        return finding["origin"]
+    if finding.get("seed") is not None and finding.get("index") is not None:
+        return f"program {finding['seed']}/{finding.get('policy') or ''}/{finding['index']}"
+    return None
+
+
+def _same_origin(entries: dict) -> dict[tuple, str]:
+    """Return the bucket of each (origin, kind, stage) a database's entries were reduced from: reduced again (with
+    another budget, or a later reducer) to another shape, the same program is still the same bug."""
+    out: dict[tuple, str] = {}
+    for key, e in entries.items():
+        first = e.get("first") if isinstance(e, dict) else None
+        if isinstance(first, dict):
+            for o in [origin(first), *(e.get("origins") or [])]:
+                if o:
+                    out.setdefault((o, first.get("kind"), first.get("stage")), key)
+    return out
+
+
 # The builds a bucket names among those a finding fails under (the campaign's default builds, and the host's): a
 # finding judged again under every build (debug, maxrreg, ptx-jit too) lands where one judged under these did
 CORE_BUILDS = ("default", "ptxas-O0", "cicc-O0")
@@ -680,12 +703,15 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
     """Add findings to the database (under its lock: campaigns that end together keep each other's findings);
     return each with ``known`` set where its bucket was already there, or in the database ``known`` (read only). A
     damaged database is kept aside, and ``say`` is told."""
-    before = set(known_buckets(known)) if known is not None else set()
+    before = _known_entries(known) if known is not None else {}
     with _held(db_path):
         db = _read_database(db_path, say)
+        same = {**_same_origin(before), **_same_origin(db["findings"])}
         out = []
         for f in findings:
             key = bucket(f)
+            if key not in db["findings"] and key not in before:  # a new shape of a program already filed: that bug
+                key = same.get((origin(f), f.get("kind"), f.get("stage")), key)
             entry = db["findings"].get(key)
             was = entry is not None or key in before
             if entry is None:
@@ -693,6 +719,8 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
             entry["hits"] += 1
             if campaign not in entry["campaigns"]:
                 entry["campaigns"].append(campaign)
+            if origin(f) and origin(f) != origin(entry["first"]) and origin(f) not in entry.setdefault("origins", []):
+                entry["origins"].append(origin(f))
             if f.get("program_id") and f["program_id"] not in entry.setdefault("programs", []):
                 entry["programs"].append(f["program_id"])  # a run's generated program this finding explains
             out.append(dict(f, bucket=key, known=was, hits=entry["hits"]))
@@ -706,6 +734,11 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
 def known_buckets(path: Path) -> list[str]:
     """Return the buckets of a findings database read only (``--known``); raise UsageError where it is missing or
     damaged."""
+    return list(_known_entries(path))
+
+
+def _known_entries(path: Path) -> dict:
+    """Return the entries of a findings database read only, by bucket (``known_buckets``)."""
     try:
         text = path.read_text()
     except OSError as exc:
@@ -713,7 +746,7 @@ def known_buckets(path: Path) -> list[str]:
     why = _damage(text)
     if why is not None:
         raise UsageError(f"--known {path}: not a findings database ({why})")
-    return list(json.loads(text)["findings"])
+    return json.loads(text)["findings"]
 
 
 def read_findings(db_path: Path, say=print) -> dict:
