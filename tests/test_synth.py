@@ -10,6 +10,8 @@ from suitegen.synth import emit, interp, ir, populate, reduce
 from suitegen.synth import semantics as s
 from suitegen.synth.semantics import UB
 
+from conftest import needs_nvcc
+
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
 # (op, left type, left, right type, right) -> value, or UB
@@ -313,6 +315,41 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
         "an argument with a side effect would be evaluated twice"
     macro = "#ifdef __CUDA_ARCH__\n#define SG_DEV(d, h) d\n#else\n#define SG_DEV(d, h) h\n#endif\nint main() {}\n"
     assert textual.unused(macro) == "int main() {}\n", "a macro defined in both arms, and the conditional left empty"
+
+
+UNFOLDED = ('struct sg_env { unsigned tid, tx; int warp; };\n'
+            'namespace sg_p1 {\n__device__ int t8[2] = {1, 2};\n'
+            '__device__ void body(const sg_env &e, int k, unsigned long long *o) {\n'
+            '  int v = [](int p) -> int {\n    return p + 1;\n  }(t8[e.tx % 2u]);\n'
+            '  o[0] = v + e.warp * k;\n}\n}  // namespace sg_p1\n'
+            'extern "C" __global__ void sg_k(unsigned long long *sg_out) {\n'
+            '  const sg_env e = {threadIdx.x, threadIdx.x % 32u, warpSize};\n'
+            '  unsigned long long *o = sg_out + threadIdx.x;\n'
+            '  sg_p1::body(e, 3, o);\n}\n')
+
+
+@needs_nvcc
+def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(tmp_path):
+    """What a campaign's file wraps its program in (its namespace, ``body`` called once from the kernel, the thread's
+    ``sg_env``) unfolds into the kernel, which nvcc still builds: the reduction of a file of one's own can then cut
+    what the wrapping held. A lambda's ``return`` is no early return; a namespace ``around`` names stays."""
+    from suitegen.synth import textual
+    [(_, flat)] = textual.namespaces_unwrapped(UNFOLDED)
+    assert "sg_p1" not in flat and textual.namespaces_unwrapped(UNFOLDED, around="sg_p1::body(e, o);") == []
+    [(_, inlined)] = textual.calls_inlined(flat)
+    assert "body" not in inlined and "  int k = 3;\n" in inlined and "const sg_env &e = e" not in inlined
+    [(_, members)] = textual.members_inlined(inlined)
+    assert "e." not in members and "((int)(warpSize))" in members and "const sg_env e" not in members
+    assert textual.calls_inlined(flat.replace("  o[0] = v", "  if (k) return;\n  o[0] = v")) == [], "an early return"
+    assert textual.calls_inlined(flat.replace("body(e, 3, o)", "body(e, (int)o[0], o)")) == [], "an argument names a parameter"
+    assert textual.members_inlined(inlined.replace("  o[0] = v", "  e.warp = 1;\n  o[0] = v")) == [], "written"
+    unused = textual.unused(members)
+    assert "struct sg_env" not in unused
+    source = tmp_path / "unfolded.cu"
+    source.write_text(unused)
+    built = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-c", str(source), "-o", str(tmp_path / "u.o")],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr + unused
 
 
 def test_shrink_drops_what_nothing_names_judges_no_text_twice_and_never_an_unpaired_brace():

@@ -15,6 +15,7 @@ the first interesting candidate of a round, in order, is kept.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Callable
 
 # A function definition as the emitter writes one: qualifiers, a return type, a name, parameters, "{" ending the line.
@@ -393,10 +394,9 @@ def helpers_inlined(text: str) -> list[Edit]:
         while (c := call.search(rest)) and done < 50:
             end = _closing(rest, c.end() - 1)
             args = rest[c.end():end]
-            cuts = [-1] + [x.start() for x in _top(args, re.compile(","))] + [len(args)]
-            values = [f"(({t}){_grouped(args[a + 1:b])})" if t else _grouped(args[a + 1:b])
-                      for t, (a, b) in zip(types, zip(cuts, cuts[1:])) if args[a + 1:b].strip()]
-            if end < 0 or len(values) != len(params) or SIDE_EFFECT.search(args):  # an argument may be read twice
+            parts = _split(args)
+            values = [f"(({t}){_grouped(a)})" if t else _grouped(a) for t, a in zip(types, parts)]
+            if end < 0 or len(parts) != len(params) or SIDE_EFFECT.search(args):  # an argument may be read twice
                 break
             body = re.sub(r"\b(\w+)\b", lambda w: dict(zip(params, values)).get(w[1], w[1]), m["expr"])
             rest, done = rest[:c.start()] + _grouped(body) + rest[end + 1:], done + 1
@@ -404,6 +404,104 @@ def helpers_inlined(text: str) -> list[Edit]:
             if done:
                 out.append(((m.group(0), m["name"], "", ""), rest))
     return out
+
+
+NAMESPACE = re.compile(r"^namespace (\w+) \{[ \t]*\n", re.M)
+CLOSES = re.compile(r"^\}[ \t]*(?://[^\n]*)?\n")  # a namespace's closing line, perhaps with its comment
+
+
+def namespaces_unwrapped(text: str, around: str = "") -> list[Edit]:
+    """A namespace's contents at namespace level, its name's qualifiers gone (not where ``around`` names them)."""
+    out = []
+    for m in NAMESPACE.finditer(text):
+        qualifier = re.compile(rf"\b{m[1]}::")
+        lines, k, depth = text[m.end():].splitlines(keepends=True), 0, 1
+        for k, line in enumerate(lines):
+            depth += _depth(line)
+            if depth == 0:
+                break
+        if depth != 0 or not CLOSES.match(lines[k]) or qualifier.search(around):
+            continue
+        inner = text[:m.start()] + "".join(lines[:k] + lines[k + 1:])
+        out.append((("namespace", m[1], "", ""), qualifier.sub("", inner)))
+    return out
+
+
+def calls_inlined(text: str) -> list[Edit]:
+    """A ``void`` function's body for its one call, a statement of its own, in a block that declares its parameters
+    from the arguments (a parameter passed its own name needs none), and the function gone: not where it returns early
+    or calls itself, nor where an argument names a parameter (the declarations would read each other)."""
+    lines, out = text.splitlines(keepends=True), []
+    for i, line in enumerate(lines):
+        m = FUNCTION.match(line)
+        if m is None or m["type"].split()[-1] != "void" or "__global__" in line or line.lstrip().startswith("template"):
+            continue
+        depth, j = _depth(line), i
+        while depth > 0 and j + 1 < len(lines):
+            j += 1
+            depth += _depth(lines[j])
+        body, rest = lines[i + 1:j], lines[:i] + lines[j + 1:]
+        calls = [k for k, x in enumerate(rest) if re.search(rf"(?<![\w.>:]){m['name']}\s*\(", x)]
+        call = re.match(rf"^(\s*){m['name']}\s*\((.*)\);\s*$", rest[calls[0]]) if len(calls) == 1 else None
+        if call is None or re.search(rf"\breturn\b|\b{m['name']}\b", _without_lambdas("".join(body))):
+            continue
+        declared = [d.strip() for d in line[line.index("(", m.start("name")) + 1:line.rindex(")")].split(",") if d.strip()]
+        names = [re.findall(r"\w+", d)[-1] for d in declared]
+        args = [a.strip() for a in _split(call[2])]
+        if len(args) != len(names) or any(re.search(rf"\b{n}\b", a) and a != n for a in args for n in names):
+            continue
+        bound = [f"{call[1]}{d} = {a};\n" for d, n, a in zip(declared, names, args) if a != n]
+        block = [f"{call[1]}{{\n", *bound, *body, f"{call[1]}}}\n"]
+        out.append((("call", m["name"], "", ""), "".join(rest[:calls[0]] + block + rest[calls[0] + 1:])))
+    return out
+
+
+LAMBDA = re.compile(r"\]\s*\([^()]*\)\s*(?:->\s*[\w\s:<>*&]+)?\{")  # a lambda's head, to its body's brace
+
+
+def _without_lambdas(text: str) -> str:
+    """Return ``text`` with its lambdas' bodies emptied (a ``return`` there returns from the lambda alone)."""
+    at = 0
+    while (m := LAMBDA.search(text, at)) and (end := _closing(text, m.end() - 1)) > 0:
+        text, at = text[:m.end()] + text[end:], m.end()
+    return text
+
+
+def _split(args: str) -> list[str]:
+    """Return a call's arguments (its text between the parentheses), split at its top-level commas."""
+    cuts = [-1] + [c.start() for c in _top(args, re.compile(","))] + [len(args)]
+    return [args[a + 1:b] for a, b in zip(cuts, cuts[1:]) if args[a + 1:b].strip()]
+
+
+STRUCT = re.compile(r"^struct (?P<name>\w+) \{(?P<fields>[^{}]*)\};[ \t]*$", re.M)
+
+
+def members_inlined(text: str) -> list[Edit]:
+    """For a variable of a one-line struct set from a brace list where it is declared, and read only by its members:
+    each member's value (as the member's type) for each read, the declaration gone."""
+    out = []
+    for s in STRUCT.finditer(text):
+        fields: dict[str, str] = {}
+        for decl in (d.strip() for d in s["fields"].split(";") if d.strip()):
+            names = [n.strip() for n in decl.split(",")]
+            kind = names[0][:names[0].rindex(re.findall(r"\w+", names[0])[-1])].strip()
+            fields.update((re.findall(r"\w+", n)[-1], kind) for n in names)
+        for d in re.finditer(rf"^[ \t]*(?:const\s+)?{s['name']}\s+(\w+)\s*=\s*\{{(.*)\}};[ \t]*\n", text, re.M):
+            values = [v.strip() for v in _split(d[2])]
+            rest = text[:d.start()] + text[d.end():]
+            uses = list(re.finditer(rf"(?<![\w.>]){d[1]}\b(\s*\.\s*(\w+))?", rest))
+            if len(values) != len(fields) or any(u[2] not in fields for u in uses) or _written_member(d[1], rest):
+                continue
+            value = dict(zip(fields, values))
+            new = re.sub(rf"(?<![\w.>]){d[1]}\s*\.\s*(\w+)",
+                         lambda u: f"(({fields[u[1]]}){_grouped(value[u[1]])})", rest)
+            out.append((("members", d[1], "", ""), new))
+    return out
+
+
+def _written_member(name: str, text: str) -> bool:
+    """Whether ``text`` writes a member of ``name`` (or takes its address)."""
+    return bool(re.search(rf"&\s*{name}\b|\b{name}\s*\.\s*\w+\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)", text))
 
 
 def rewrite(text: str, propose: Callable[[str], list[Edit]], interesting: Callable[[list[str]], list[bool]],
@@ -527,7 +625,8 @@ def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: in
         before = text
         text = drop_unused(text, interesting, around)
         text = drop_blocks(ddmin(text, interesting, budget, width), interesting, budget // 4, width)
-        for propose in (zeroes, operands, inlined, helpers_inlined):
+        for propose in (partial(namespaces_unwrapped, around=around), calls_inlined, members_inlined, zeroes,
+                        operands, inlined, helpers_inlined):
             text = rewrite(text, propose, interesting, budget // 4, width, refused)
         if len(text) >= len(before):  # a round that did not shrink it (a helper inlined may lengthen it)
             return min(text, before, key=len)
