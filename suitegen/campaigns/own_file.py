@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from suitegen import model, procs
+from suitegen import model
 from suitegen.campaigns import triage
 from suitegen.compilers import modules
 from suitegen.synth import present, textual
@@ -83,13 +83,9 @@ def behave(toolchain, build, text: str, folder: Path) -> Ran:
     warnings = triage.diagnosed(log, ("warning",))
     if exe is None:
         return Ran(build=build.name, built=False, warnings=warnings, output=log)
-    done = _run(exe)
+    done = triage.run_program(exe, RUN_SECONDS)
     return Ran(build=build.name, built=True, warnings=warnings, status=done.returncode,
                output=done.output[-OUTPUT:], exe=exe)
-
-
-def _run(exe: Path) -> procs.Completed:
-    return procs.run((str(exe),), timeout=RUN_SECONDS, cwd=exe.parent, core=False)
 
 
 @dataclass
@@ -135,7 +131,7 @@ def rerun(ran: Ran) -> str | None:
     """Return what a built program prints when run again (None where it was not built or did not finish)."""
     if ran.exe is None:
         return None
-    done = _run(ran.exe)
+    done = triage.run_program(ran.exe, RUN_SECONDS)
     return None if done.timed_out else done.output[-OUTPUT:]
 
 

@@ -221,9 +221,10 @@ class FaultTester(TextTester):
         return []  # no cells: it faulted (the finding keeps what the campaign saw)
 
 
-def run_program(exe: Path) -> procs.Completed:
-    """Run a reproducer built alone (in its own folder), as a person would, for at most two minutes."""
-    return procs.run((str(exe),), timeout=120, cwd=exe.parent)
+def run_program(exe: Path, timeout: float = 120.0) -> procs.Completed:
+    """Run a reproducer built alone (in its own folder), as a person would, for at most ``timeout`` seconds (its work
+    is the GPU's: it waits for no core)."""
+    return procs.run((str(exe),), timeout=timeout, cwd=exe.parent, core=False)
 
 
 def run_alone(campaign, build_name: str, source: str) -> tuple[bool, str]:
