@@ -305,10 +305,14 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
         assert ran.returncode == 1 and "cell 6: expected 1, got 7" in ran.stdout, ran.stdout
     # both at once: --reduce FILE --releases ranges the finding it files (into --out)
     monkeypatch.chdir(tmp_path)
+    assert "a new bug" in done.stdout and (tmp_path / "reports" / "fuzz" / "findings.json").is_file()
     assert cli.main(["fuzz", "--reduce", str(mine), *args[:-1], "5s", "--out", str(tmp_path / "again"),
-                     "--releases", "13.0.1..13.0.2", "--builds-to", str(tmp_path / "kept2")]) == 0
+                     "--releases", "13.0.1..13.0.2", "--builds-to", str(tmp_path / "kept2"),
+                     "--known", str(tmp_path / "reports" / "fuzz" / "findings.json")]) == 0
+    [again] = json.loads((tmp_path / "again" / "findings.json").read_text())
     assert [b["bucket"] for b in json.loads((tmp_path / "kept2" / "13.0.2" / "builds.json").read_text())] == [
-        json.loads((tmp_path / "again" / "findings.json").read_text())[0]["bucket"]]
+        again["bucket"]]
+    assert again["known"] and again["bucket"] == found[0]["bucket"], "the same file reduced again: the same bug"
     (tmp_path / "same.cu").write_text(self_checking(lines[:4], ["f1(2)"], [3]))  # no ^: every build gets it right
     same = fuzz_cli("--reduce", str(tmp_path / "same.cu"), *args, cwd=tmp_path)
     assert same.returncode == 1 and "nothing to reduce" in same.stdout and "cicc-O0: exit 0: OK" in same.stdout, same.stdout

@@ -792,6 +792,7 @@ def reduce_command(args) -> int:
     crash = {"kind": "crash", "source": str(source), "file": source.name, "lines_before": text.count("\n"),
              "build": build.name, "failing": [build.name], "passing": [], "stage": f"compiler crash ({build.name})",
              "log": built.log, "argv": list(built.argv), "lines": small.count("\n"), "reproducer": small,
+             "origin": f"file {model.digest(text)}",
              "toolchain": tc.version_str, "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}"
                                                        "   # crashes"]}
     _file(args, folder, source, tc, [build.name], dict(crash, bucket=triage.bucket(crash)))
@@ -803,6 +804,11 @@ def _file(args, folder: Path, source: Path, tc, builds: list[str], finding: dict
     the page and ``repro/<bucket>/``) and, with ``--releases``, range it there."""
     from suitegen.report import fuzz_page
     folder.mkdir(parents=True, exist_ok=True)
+    if finding["kind"] in model.FILED:  # filed where campaigns from here file theirs (beside --out, as theirs are)
+        database = folder.parent / triage.DATABASE.name if args.out else triage.DATABASE
+        [finding] = triage.file_findings(database, [finding], f"file {source.name}",
+                                         known=Path(args.known) if args.known else None)
+        print(f"fuzz: {'a known bug' if finding['known'] else 'a new bug'} ({finding['bucket']} in {database})")
     state = {"source": str(source), "toolchain": tc.version_str, "builds": builds, "seed": None,
              "tally": dict(Tally(wrong=1).__dict__)}
     write_json(folder / "campaign.json", state)
