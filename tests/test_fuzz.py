@@ -843,6 +843,9 @@ def test_a_program_reduced_again_to_another_shape_files_under_its_first_bug(tmp_
                                                                             (False, False)]
     entry = json.loads(db.read_text())["findings"][filed["bucket"]]
     assert entry["hits"] == 2 and "origins" not in entry  # its own first program is not listed twice
+    # a campaign run again files its programs again: counted once, and not known from itself
+    [rerun] = triage.file_findings(db, [first], "one")
+    assert not rerun["known"] and json.loads(db.read_text())["findings"][filed["bucket"]]["hits"] == 2
     own = {"kind": "wrong-code", "stage": "ptxas optimiser", "failing": ["cicc-O0"], "shape": "the file x.cu",
            "origin": "file 0123"}
     triage.file_findings(known, [own], "earlier")

@@ -16,6 +16,7 @@ from test_stop import alive, wait_for
 from suitegen.compilers import modules
 from suitegen.compilers.toolchain import probe
 from suitegen.campaigns import fuzz, triage
+from suitegen.report.run_folder import ResultsFile
 
 FILER = """
 import sys, time
@@ -254,3 +255,35 @@ def test_a_campaign_against_a_toolchain_that_refuses_every_build_ends_within_its
     again = fuzz_cli(*args, "--budget", "3s")  # the next leg starts where the first left off
     assert [r["index"] for r in records(out)][:len(checked)] == checked
     assert len({r["index"] for r in records(out)}) == len(records(out)), again.stdout + again.stderr
+
+
+@needs_gxx
+@needs_nvcc
+def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_stopped(tmp_path, monkeypatch):
+    """The budget holds across legs (a campaign stopped after most of it checks only what is left), and a triage
+    that a stop cut short goes on from ``investigated.jsonl``: a suspect investigated in an earlier leg is not
+    investigated again, and each finding is there once."""
+    out = tmp_path / "c"
+    assert fuzz_cli("--seed", "h", "--max-programs", "8", "--out", str(out), *HOST_ONLY).returncode == 0
+    state = json.loads((out / "campaign.json").read_text())
+    state["tally"]["seconds"] = 500.0  # as if it had run 500 s of a 120 s budget: nothing is left to check
+    (out / "campaign.json").write_text(json.dumps(state))
+    tc = probe(shutil.which("nvcc"))
+    campaign = fuzz.Campaign(tc, fuzz.Options(seed="h", budget=120.0, out=out, builds=(), max_programs=64, jobs=2,
+                                                  per_file=8))
+    suspects = [{"kind": "wrong", "index": i, "bad": ["host-O2"]} for i in (3, 5)]
+    ResultsFile(out, fuzz.INVESTIGATED).append(
+        {"kind": "flaky", "index": 3, "suspect": fuzz.suspect_key(suspects[0])})  # the earlier leg's finding
+    try:
+        campaign.run()
+        assert campaign.tally.generated == 8, "the budget was spent in an earlier leg"
+        campaign.suspects = suspects  # (a host campaign of a right compiler has none of its own)
+        asked = []
+        monkeypatch.setattr(triage, "investigate", lambda c, s, deadline: asked.append(s["index"]) or
+                            {"kind": "not-reproduced", "index": s["index"]})
+        found = campaign.investigate()
+    finally:
+        campaign.close()
+    assert asked == [5] and sorted(f["index"] for f in found) == [3, 5]
+    lines = [json.loads(line) for line in (out / fuzz.INVESTIGATED).read_text().splitlines()]
+    assert sorted(line["suspect"] for line in lines) == ["wrong 3", "wrong 5"]

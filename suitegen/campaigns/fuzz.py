@@ -92,6 +92,7 @@ class Tally:
 
 
 PROGRAMS = "programs.jsonl"
+INVESTIGATED = "investigated.jsonl"  # each suspect's finding, as soon as it is known: a resumed triage takes it up
 CHILD_TIMEOUT = 600.0  # seconds a build or host check of a file may take before it counts as a hang
 
 
@@ -186,12 +187,14 @@ class Campaign:
         self.suspects: list[dict] = []
         self.state_path = opts.out / "campaign.json"
         self.results_path = opts.out / PROGRAMS
+        self.investigated_path = opts.out / INVESTIGATED
         self.database = opts.out.parent / triage.DATABASE.name  # across campaigns (``triage.file_findings``)
         self.done: set[int] = set()  # the programs programs.jsonl holds a record of
         self.files: set[int] = set()  # and their files
         self._scratch: Path | None = None
         self.pool = cf.ThreadPoolExecutor(max_workers=max(1, opts.jobs))  # reductions' builds and runs
         self.deadline = float("inf")  # the budget's end (``run``): a failed build is split no further after it
+        self.investigated: dict[str, dict] = {}  # an earlier leg's findings, by suspect (``load_state``)
 
     def _for_arch(self, build: DeviceBuild) -> DeviceBuild:
         return replace(build, arch=self.opts.arch) if build.output == "cubin" else build
@@ -238,6 +241,8 @@ class Campaign:
             self._account(r)
         self.tally.generated = len(records)
         self.tally.seconds = state["tally"]["seconds"] if state else 0.0
+        self.investigated = {f["suspect"]: f for _, f in _lines(self.investigated_path, ("suspect",))
+                             if isinstance(f.get("suspect"), str) and f.get("kind") != "error"}  # an error: again
         return True
 
     def _read_state(self) -> dict | None:
@@ -391,7 +396,7 @@ class Campaign:
                      f"the first not checked is {self.next_program()}")
         start = time.monotonic()
         base_seconds = self.tally.seconds
-        deadline = self.deadline = start + o.budget
+        deadline = self.deadline = start + max(0.0, o.budget - base_seconds)  # the budget holds across legs
         todo = self._todo()
         taken: deque[int] = deque()  # the files taken, in order: their records are appended in this order
         done_files: dict[int, list] = {}
@@ -509,12 +514,15 @@ class Campaign:
                 findings.append({"kind": "repeat", "failing": list(sig) if kind == "wrong" else [sig],
                                  "count": n - limit, "of": kind})
         filed = triage.file_findings(self.database, [f for f in findings if f["kind"] in model.FILED],
-                                     self.opts.seed, say=self.say, known=self.opts.known)
+                                     f"{self.opts.seed} ({self.opts.out})", say=self.say, known=self.opts.known)
         return filed + [f for f in findings if f["kind"] not in model.FILED]
 
     def _investigate_one(self, s: dict, deadline: float) -> dict | None:
         """Investigate one suspect; its finding is appended to ``investigated.jsonl`` as soon as it is known,
         and a harness error becomes a finding of kind ``error`` (never a lost result); a stop is neither."""
+        key = suspect_key(s)
+        if key in self.investigated:  # an earlier leg of this campaign investigated it: its finding stands
+            return self.investigated[key]
         if time.monotonic() > deadline or "index" not in s:
             return None
         try:
@@ -530,9 +538,15 @@ class Campaign:
             import traceback
             found = dict(s, kind="error", error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()[-3000:])
         if found is not None:
-            with self.lock, open(self.opts.out / "investigated.jsonl", "a") as fh:
-                fh.write(json.dumps(found) + "\n")
+            found = dict(found, suspect=key)
+            with self.lock:
+                ResultsFile(self.opts.out, INVESTIGATED).append(found)
         return found
+
+
+def suspect_key(s: dict) -> str:
+    """Return what names a suspect in ``investigated.jsonl``: its kind, its program, and the build of a crash."""
+    return f"{s['kind']} {s.get('index')} {s.get('build') or ''}".rstrip()
 
 
 def parse_budget(text: str) -> float:

@@ -633,10 +633,13 @@ def bucket(finding: dict) -> str:
 
 
 def origin(finding: dict) -> str | None:
-    """Return what a finding was reduced from, where that is known: a campaign's program (its seed, policy and index)
-    or a file of one's own (the digest of its text, ``origin`` as ``own_file.finding`` sets it)."""
+    """Return what a finding was reduced from, where that is known: a run's generated program (its rule), a
+    campaign's program (its seed, policy and index) or a file of one's own (the digest of its text, ``origin`` as
+    ``own_file.finding`` sets it)."""
     if finding.get("origin"):
         return finding["origin"]
+    if finding.get("program_id"):
+        return f"rule {finding['program_id']}"
     if finding.get("seed") is not None and finding.get("index") is not None:
         return f"program {finding['seed']}/{finding.get('policy') or ''}/{finding['index']}"
     return None
@@ -714,10 +717,17 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
             if key not in db["findings"] and key not in before:  # a new shape of a program already filed: that bug
                 key = same.get((origin(f), f.get("kind"), f.get("stage")), key)
             entry = db["findings"].get(key)
+            mark = f"{campaign}: {origin(f)}" if origin(f) else None
+            if entry is not None and mark in entry.get("filed", []):  # this campaign's program, filed again (a rerun)
+                out.append(dict(f, bucket=key, known=key in before or entry["campaigns"][:1] != [campaign],
+                                hits=entry["hits"]))
+                continue
             was = entry is not None or key in before
             if entry is None:
                 entry = db["findings"][key] = {"first": f, "hits": 0, "campaigns": []}
             entry["hits"] += 1
+            if mark:
+                entry.setdefault("filed", []).append(mark)
             if campaign not in entry["campaigns"]:
                 entry["campaigns"].append(campaign)
             if origin(f) and origin(f) != origin(entry["first"]) and origin(f) not in entry.setdefault("origins", []):
@@ -792,7 +802,7 @@ def _damage(text: str) -> str | None:
         return "not an object whose 'findings' is an object"
     for key, e in db["findings"].items():
         whole = isinstance(e, dict) and isinstance(e.get("first"), dict) and isinstance(e.get("campaigns"), list) \
-            and type(e.get("hits")) is int and isinstance(e.get("programs", []), list)
+            and type(e.get("hits")) is int and all(isinstance(e.get(k, []), list) for k in ("programs", "origins", "filed"))
         if not whole:
             return f"entry {key!r} is not an object of 'first', 'hits' and 'campaigns'"
     return None
