@@ -287,3 +287,18 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
     assert asked == [5] and sorted(f["index"] for f in found) == [3, 5]
     lines = [json.loads(line) for line in (out / fuzz.INVESTIGATED).read_text().splitlines()]
     assert sorted(line["suspect"] for line in lines) == ["wrong 3", "wrong 5"]
+
+
+@needs_gxx
+def test_programs_investigated_without_a_campaign_say_so_and_leave_a_state_a_campaign_takes_up(tmp_path):
+    """``--programs`` investigates chosen programs of a seed: its page says which (not "0 programs checked"), its
+    state file keeps them for a later ``--releases``, and a campaign in that folder then starts from program 0."""
+    out = tmp_path / "p"
+    done = fuzz_cli("--seed", "h", "--programs", "3,5", "--out", str(out), *HOST_ONLY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Programs 3, 5 of the seed confirmed and reduced" in (out / "findings.md").read_text()
+    assert json.loads((out / "campaign.json").read_text())["programs"] == [3, 5]
+    assert {f["kind"] for f in json.loads((out / "findings.json").read_text())} == {"not-reproduced"}
+    assert fuzz_cli("--seed", "h", "--max-programs", "8", "--out", str(out), *HOST_ONLY).returncode == 0
+    assert [r["index"] for r in records(out)] == list(range(8))
+    assert "8 programs" in (out / "findings.md").read_text()

@@ -682,7 +682,12 @@ def _campaign(args, campaign: Campaign) -> int:
         print(f"fuzz: stopped by {signal.Signals(stop.signum).name}; {len(campaign.done)} programs checked are "
               f"kept in {campaign.results_path}; report {page}. Continue with: {resume_command(args)}", file=sys.stderr)
         return 128 + stop.signum
-    page = fuzz_page.write(out, campaign.state(), findings)
+    state = campaign.state()
+    if args.programs:  # no campaign's state: the page (and a later --releases) says which programs were investigated
+        state["programs"] = list(args.programs)
+        if not campaign.state_path.exists():
+            write_json(campaign.state_path, state)
+    page = fuzz_page.write(out, state, findings)
     new = [f for f in findings if f["kind"] in (*model.FILED, "build") and not f.get("known")]
     print(f"fuzz: {fuzz_page.headline(campaign.tally.wrong, findings)}")
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")

@@ -116,6 +116,10 @@ def header(state: dict, findings: list[dict]) -> list[str]:
     if state.get("source"):  # a file of one's own
         return [f"# suitegen fuzz --reduce {state['source']}: nvcc {state['toolchain']}", "",
                 f"Judged under {', '.join(state['builds'])}.", "", headline(t["wrong"], findings) + ".", ""]
+    if state.get("programs") and not t["generated"]:  # ``--programs``: no campaign, chosen programs of a seed
+        return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
+                f"Programs {', '.join(map(str, state['programs']))} of the seed confirmed and reduced (`--programs`, no "
+                f"campaign); builds {', '.join(state['builds'])}.", "", headline(t["wrong"], findings) + ".", ""]
     return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
             f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
             f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
