@@ -833,11 +833,15 @@ def test_a_program_reduced_again_to_another_shape_files_under_its_first_bug(tmp_
     """Program 7697 of seed k11, triaged by two versions of the reducer, came out in two shapes (two buckets): the same
     program (or the same file of one's own) is the same bug, in the database and in a ``--known`` one; another
     program of that shape, or the same program under another stage, is not."""
+    from suitegen.synth import populate
+    program = populate.generate("k11", 7697)
     first = {"kind": "wrong-code", "stage": "NVVM optimiser", "failing": ["default"], "shape": "a", "seed": "k11",
-             "policy": None, "index": 7697}
+             "policy": None, "index": 7697, "origin": triage.program_origin(program)}
+    assert triage.program_origin(populate.generate("k11", 7697)) == first["origin"] != triage.program_origin(
+        populate.generate("k11", 7698)), "a program's origin is its text: a later generator's draw is another"
     db, known = tmp_path / "db.json", tmp_path / "known.json"
     [filed] = triage.file_findings(db, [first], "one")
-    again = triage.file_findings(db, [dict(first, shape="b"), dict(first, shape="b", index=1),
+    again = triage.file_findings(db, [dict(first, shape="b"), dict(first, shape="b", origin="program 1"),
                                       dict(first, shape="c", stage="ptxas optimiser")], "two")
     assert [(f["bucket"] == filed["bucket"], f["known"]) for f in again] == [(True, True), (False, False),
                                                                             (False, False)]
@@ -846,6 +850,17 @@ def test_a_program_reduced_again_to_another_shape_files_under_its_first_bug(tmp_
     # a campaign run again files its programs again: counted once, and not known from itself
     [rerun] = triage.file_findings(db, [first], "one")
     assert not rerun["known"] and json.loads(db.read_text())["findings"][filed["bucket"]]["hits"] == 2
+    # two reductions of one program in one call: one bug
+    pair = triage.file_findings(tmp_path / "pair.json", [dict(first, shape="x"), dict(first, shape="y")], "three")
+    assert pair[0]["bucket"] == pair[1]["bucket"]
+    # a database whose origins are not strings is damaged, not a crash of the campaign that files into it
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps({"findings": {"k": {"first": {"origin": {}, "kind": ["x"]}, "hits": 1,
+                                                      "campaigns": [], "origins": [[1]]}}}))
+    with pytest.raises(UsageError, match="--known"):
+        triage.known_buckets(hostile)
+    said = []
+    assert triage.file_findings(hostile, [first], "four", say=said.append)[0]["known"] is False and said
     own = {"kind": "wrong-code", "stage": "ptxas optimiser", "failing": ["cicc-O0"], "shape": "the file x.cu",
            "origin": "file 0123"}
     triage.file_findings(known, [own], "earlier")

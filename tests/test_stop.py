@@ -160,3 +160,9 @@ def test_a_stop_between_a_write_and_its_mark_waits_for_both():
             marked.add("again")
     finally:
         signal.signal(signal.SIGINT, previous)
+    # under the default handler the waiting signal is raised again as the block ends: a child that was told to stop
+    # stops (here with SIGTERM's status)
+    child = subprocess.run([sys.executable, "-c", "import os, signal\nfrom suitegen.engine.stopping import held\n"
+                            "with held():\n    os.kill(os.getpid(), signal.SIGTERM)\n    print('block done')\n"
+                            "print('after the block')\n"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert child.returncode == -signal.SIGTERM and child.stdout == "block done\n", child

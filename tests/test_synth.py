@@ -10,7 +10,7 @@ from suitegen.synth import emit, interp, ir, populate, reduce
 from suitegen.synth import semantics as s
 from suitegen.synth.semantics import UB
 
-from conftest import needs_nvcc
+from conftest import HAVE_NVCC
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
@@ -328,11 +328,11 @@ UNFOLDED = ('struct sg_env { unsigned tid, tx; int warp; };\n'
             '  sg_p1::body(e, 3, o);\n}\n')
 
 
-@needs_nvcc
 def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(tmp_path):
     """What a campaign's file wraps its program in (its namespace, ``body`` called once from the kernel, the thread's
     ``sg_env``) unfolds into the kernel, which nvcc still builds: the reduction of a file of one's own can then cut
-    what the wrapping held. A lambda's ``return`` is no early return; a namespace ``around`` names stays."""
+    what the wrapping held. A lambda's ``return`` is no early return; a namespace ``around`` names stays; nothing is
+    unfolded where it would read another value, and odd text is no crash."""
     from suitegen.synth import textual
     [(_, flat)] = textual.namespaces_unwrapped(UNFOLDED)
     assert "sg_p1" not in flat and textual.namespaces_unwrapped(UNFOLDED, around="sg_p1::body(e, o);") == []
@@ -343,6 +343,26 @@ def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(
     assert textual.calls_inlined(flat.replace("  o[0] = v", "  if (k) return;\n  o[0] = v")) == [], "an early return"
     assert textual.calls_inlined(flat.replace("body(e, 3, o)", "body(e, (int)o[0], o)")) == [], "an argument names a parameter"
     assert textual.members_inlined(inlined.replace("  o[0] = v", "  e.warp = 1;\n  o[0] = v")) == [], "written"
+    two = ("int g;\n__device__ void f(int a, int b, int *o) {\n  o[0] = a - b + g;\n}\n"
+           "__global__ void k(int *o, int x, int a, int b) {\n  f(ARGS);\n}\n")
+    assert len(textual.calls_inlined(two.replace("ARGS", "x, 1, o"))) == 1
+    for args, why in (("x, a, o", "b would read the block's a"), ("a, b, o", "a by value passed its own name"),
+                      ("x, 1, o);\n  int g = 7;\n  f(x, 1, o", "called twice")):
+        assert textual.calls_inlined(two.replace("ARGS", args)) == [], why
+    assert textual.calls_inlined(two.replace("int *o, int x", "int *o, int g, int x").replace("ARGS", "x, 1, o")) == \
+        [], "the caller declares g, which the body reads as the global"
+    struct = "struct S { int a, b; };\n__global__ void k(int *o, int x) {\n  S s = {x, 2};\nLATER  o[0] = s.a;\n}\n"
+    assert len(textual.members_inlined(struct.replace("LATER", ""))) == 1
+    for later, why in (("  x = 5;\n", "what its value reads is set before the read"),):
+        assert textual.members_inlined(struct.replace("LATER", later)) == [], why
+    assert textual.members_inlined(struct.replace("LATER", "").replace("{x, 2}", "{x++, 2}")) == [], "a side effect"
+    for hostile in ("static void say(const char *fmt, ...) {\n  (void)fmt;\n}\nint main() {\n  say(\"x\");\n}\n",
+                    "struct S { int a,; };\nvoid k() {\n  S s = {1};\n  (void)s.a;\n}\n", "struct S { *; };\n"):
+        assert textual.calls_inlined(hostile) + textual.members_inlined(hostile) == []  # and no exception
+    qualified = "namespace ns {\nint x;\n}\nint y = ns::x + other::ns::x;\n"
+    assert [t for _, t in textual.namespaces_unwrapped(qualified)] == ["int x;\nint y = x + other::ns::x;\n"]
+    if not HAVE_NVCC:
+        return
     unused = textual.unused(members)
     assert "struct sg_env" not in unused
     source = tmp_path / "unfolded.cu"

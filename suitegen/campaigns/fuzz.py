@@ -242,7 +242,8 @@ class Campaign:
         self.tally.generated = len(records)
         self.tally.seconds = state["tally"]["seconds"] if state else 0.0
         self.investigated = {f["suspect"]: f for _, f in _lines(self.investigated_path, ("suspect",))
-                             if isinstance(f.get("suspect"), str) and f.get("kind") != "error"}  # an error: again
+                             if isinstance(f, dict) and isinstance(f.get("suspect"), str)
+                             and isinstance(f.get("kind"), str) and f["kind"] != "error"}  # an error, or a stray line: again
         return True
 
     def _read_state(self) -> dict | None:

@@ -366,7 +366,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
             "stack": final.get("stack"), "varies": final.get("varies", False), "seconds": dict(seconds, final=lap()),
-            "reproducer": text, "shape": shape(small),
+            "reproducer": text, "shape": shape(small), "origin": program_origin(program),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
 
@@ -633,16 +633,16 @@ def bucket(finding: dict) -> str:
 
 
 def origin(finding: dict) -> str | None:
-    """Return what a finding was reduced from, where that is known: a run's generated program (its rule), a
-    campaign's program (its seed, policy and index) or a file of one's own (the digest of its text, ``origin`` as
-    ``own_file.finding`` sets it)."""
-    if finding.get("origin"):
-        return finding["origin"]
-    if finding.get("program_id"):
-        return f"rule {finding['program_id']}"
-    if finding.get("seed") is not None and finding.get("index") is not None:
-        return f"program {finding['seed']}/{finding.get('policy') or ''}/{finding['index']}"
-    return None
+    """Return what a finding was reduced from, where that is known: the digest of its program's text (a campaign's or a
+    run's generated program, ``program_origin``; a file of one's own, ``own_file.finding``), so that a later generator
+    that draws another program for the same seed and index is not taken for it."""
+    value = finding.get("origin")
+    return value if isinstance(value, str) and value else None
+
+
+def program_origin(program: ir.Program) -> str:
+    """Return a generated program's origin: the digest of its text as a reproducer holds it."""
+    return f"program {digest(emit.alone(program))}"
 
 
 def _same_origin(entries: dict) -> dict[tuple, str]:
@@ -652,9 +652,10 @@ def _same_origin(entries: dict) -> dict[tuple, str]:
     for key, e in entries.items():
         first = e.get("first") if isinstance(e, dict) else None
         if isinstance(first, dict):
+            what = tuple(v if isinstance(v, str) else None for v in (first.get("kind"), first.get("stage")))
             for o in [origin(first), *(e.get("origins") or [])]:
-                if o:
-                    out.setdefault((o, first.get("kind"), first.get("stage")), key)
+                if isinstance(o, str) and o:
+                    out.setdefault((o, *what), key)
     return out
 
 
@@ -716,6 +717,8 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
             key = bucket(f)
             if key not in db["findings"] and key not in before:  # a new shape of a program already filed: that bug
                 key = same.get((origin(f), f.get("kind"), f.get("stage")), key)
+            if origin(f):  # another finding of this program in this call lands here too
+                same.setdefault((origin(f), f.get("kind"), f.get("stage")), key)
             entry = db["findings"].get(key)
             mark = f"{campaign}: {origin(f)}" if origin(f) else None
             if entry is not None and mark in entry.get("filed", []):  # this campaign's program, filed again (a rerun)
@@ -802,7 +805,9 @@ def _damage(text: str) -> str | None:
         return "not an object whose 'findings' is an object"
     for key, e in db["findings"].items():
         whole = isinstance(e, dict) and isinstance(e.get("first"), dict) and isinstance(e.get("campaigns"), list) \
-            and type(e.get("hits")) is int and all(isinstance(e.get(k, []), list) for k in ("programs", "origins", "filed"))
+            and type(e.get("hits")) is int and all(isinstance(e.get(k, []), list) and
+                                                   all(isinstance(x, str) for x in e.get(k, []))
+                                                   for k in ("programs", "origins", "filed"))
         if not whole:
             return f"entry {key!r} is not an object of 'first', 'hits' and 'campaigns'"
     return None

@@ -23,21 +23,31 @@ class StopRun(BaseException):
 
 @contextlib.contextmanager
 def held():
-    """Within the block a stop signal waits, and its handler runs as the block ends: what the block writes and what
-    it marks as written land together (a stop between them would write a record twice). Off the main thread, where
-    no handler can be set (and none runs), it holds nothing."""
+    """Within the block a stop signal waits, and is delivered as the block ends (its handler called; under the default
+    handler, raised again): what the block writes and what it marks as written land together (a stop between them
+    would write a record twice). Off the main thread, where no handler can be set (and none runs), it holds nothing;
+    a signal whose handler was set outside Python is left alone."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     pending: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in STOP_SIGNALS}
+    previous: dict = {}
     try:
+        for s in STOP_SIGNALS:
+            handler = signal.getsignal(s)
+            if handler is not None:
+                previous[s] = handler
+                signal.signal(s, lambda signum, frame: pending.append(signum))
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        if pending and callable(previous[pending[0]]):
-            previous[pending[0]](pending[0], None)
+        if pending:
+            handler = previous[pending[0]]
+            if callable(handler):
+                handler(pending[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(pending[0])
 
 
 def invocation() -> str:

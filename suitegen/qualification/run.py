@@ -409,13 +409,13 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
     def record(finished) -> None:
         # None: cut short by the stop, so nothing of it is an outcome. Never append one item twice.
         fresh = {r.key: r for r in (finished.result.records if finished.result else ()) if r.key not in recorded}
-        with held():  # written and marked written together: a stop between them would append them again
+        with held():  # written, marked and counted together: a stop between them would append them again
             results.append_all(list(fresh.values()))
             recorded.update(fresh)
-        for rec in fresh.values():
-            progress.update(rec.verdict.value)
-        if checkpoint is not None:
-            checkpoint.reports.add(fresh.values())
+            for rec in fresh.values():
+                progress.update(rec.verdict.value)
+            if checkpoint is not None:
+                checkpoint.reports.add(fresh.values())
 
     stopped = None
     try:

@@ -181,6 +181,10 @@ def _lines(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
                 bad += 1
                 continue
             key = tuple(rec.get(f) for f in fields) if isinstance(rec, dict) else (number,)
+            try:
+                hash(key)
+            except TypeError:  # a key field that holds a list or an object: the record's reader says what is wrong
+                key = (number,)
             by_key.pop(key, None)  # keep write order, last one wins
             by_key[key] = number, rec
     if bad:

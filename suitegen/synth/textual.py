@@ -7,8 +7,10 @@ algorithm over lines; ``drop_blocks`` removes a braced block whole (a helper, a 
 single lines cannot do without breaking the syntax, or keeps its body alone; the rewrites do what lines
 cannot do at all, since a generated statement is one line of nested expressions: ``0`` for a parenthesised
 expression (``zeroes``), an operand or a call's argument for what holds it (``operands``), a variable's value for
-its one use (``inlined``), a one-line helper's expression for its calls (``helpers_inlined``). ``shrink``
-alternates them until none helps.
+its one use (``inlined``), a one-line helper's expression for its calls (``helpers_inlined``); and a program's
+wrapping unfolded where the text holds it (a file of one's own): a namespace's contents at namespace level
+(``namespaces_unwrapped``), a ``void`` function's body for its one call (``calls_inlined``), a struct's members for
+the reads of a variable set from a brace list (``members_inlined``). ``shrink`` alternates them until none helps.
 The caller's ``interesting`` judges a batch of candidates at once (each one built on its own core), and
 the first interesting candidate of a round, in order, is kept.
 """
@@ -414,7 +416,7 @@ def namespaces_unwrapped(text: str, around: str = "") -> list[Edit]:
     """A namespace's contents at namespace level, its name's qualifiers gone (not where ``around`` names them)."""
     out = []
     for m in NAMESPACE.finditer(text):
-        qualifier = re.compile(rf"\b{m[1]}::")
+        qualifier = re.compile(rf"(?<!::)\b{m[1]}::")
         lines, k, depth = text[m.end():].splitlines(keepends=True), 0, 1
         for k, line in enumerate(lines):
             depth += _depth(line)
@@ -429,8 +431,10 @@ def namespaces_unwrapped(text: str, around: str = "") -> list[Edit]:
 
 def calls_inlined(text: str) -> list[Edit]:
     """A ``void`` function's body for its one call, a statement of its own, in a block that declares its parameters
-    from the arguments (a parameter passed its own name needs none), and the function gone: not where it returns early
-    or calls itself, nor where an argument names a parameter (the declarations would read each other)."""
+    from the arguments, and the function gone. Not where it returns early or calls itself, where an argument names
+    another parameter (the declarations would read each other), nor where the caller declares a name the body reads
+    (it would read the caller's). A pointer or reference passed its own name needs no declaration where the body
+    never sets it; any other parameter passed its own name is not inlined."""
     lines, out = text.splitlines(keepends=True), []
     for i, line in enumerate(lines):
         m = FUNCTION.match(line)
@@ -443,12 +447,22 @@ def calls_inlined(text: str) -> list[Edit]:
         body, rest = lines[i + 1:j], lines[:i] + lines[j + 1:]
         calls = [k for k, x in enumerate(rest) if re.search(rf"(?<![\w.>:]){m['name']}\s*\(", x)]
         call = re.match(rf"^(\s*){m['name']}\s*\((.*)\);\s*$", rest[calls[0]]) if len(calls) == 1 else None
-        if call is None or re.search(rf"\breturn\b|\b{m['name']}\b", _without_lambdas("".join(body))):
+        code = "".join(body)
+        if call is None or re.search(rf"\breturn\b|\b{m['name']}\b", _without_lambdas(code)):
             continue
         declared = [d.strip() for d in line[line.index("(", m.start("name")) + 1:line.rindex(")")].split(",") if d.strip()]
-        names = [re.findall(r"\w+", d)[-1] for d in declared]
+        names = [(re.findall(r"\w+", d) or [""])[-1] for d in declared]
         args = [a.strip() for a in _split(call[2])]
-        if len(args) != len(names) or any(re.search(rf"\b{n}\b", a) and a != n for a in args for n in names):
+        if len(args) != len(names) or not all(names) or any(
+                re.search(rf"\b{n}\b", a) and (n != own or a != own or not re.search(r"[*&]", d) or _written(own, code))
+                for d, own, a in zip(declared, names, args) for n in names):
+            continue
+        top, level = 0, 0  # the caller: the namespace-level definition the call is in
+        for k, x in enumerate(rest[:calls[0]]):
+            top, level = (k if level == 0 else top), level + _depth(x)
+        caller = "".join(rest[top:calls[0]])
+        free = set(re.findall(r"(?<![\w.>])[A-Za-z_]\w*", code)) - set(names) - KEYWORDS  # not a member's name
+        if any(re.search(rf"\b[A-Za-z_]\w*[\s*&]+{n}\s*(?:=|\[|;|,|\{{|\))", caller) for n in free):
             continue
         bound = [f"{call[1]}{d} = {a};\n" for d, n, a in zip(declared, names, args) if a != n]
         block = [f"{call[1]}{{\n", *bound, *body, f"{call[1]}}}\n"]
@@ -478,30 +492,35 @@ STRUCT = re.compile(r"^struct (?P<name>\w+) \{(?P<fields>[^{}]*)\};[ \t]*$", re.
 
 def members_inlined(text: str) -> list[Edit]:
     """For a variable of a one-line struct set from a brace list where it is declared, and read only by its members:
-    each member's value (as the member's type) for each read, the declaration gone."""
+    each member's value (as the member's type) for each read, the declaration gone; not where a value has a side
+    effect, or where what it reads may change before the last read (``inlined``'s guards), nor where a member is
+    set or the variable's address taken."""
     out = []
     for s in STRUCT.finditer(text):
         fields: dict[str, str] = {}
         for decl in (d.strip() for d in s["fields"].split(";") if d.strip()):
-            names = [n.strip() for n in decl.split(",")]
-            kind = names[0][:names[0].rindex(re.findall(r"\w+", names[0])[-1])].strip()
-            fields.update((re.findall(r"\w+", n)[-1], kind) for n in names)
+            names = [(re.findall(r"\w+", n) or [""])[-1] for n in decl.split(",")]
+            kind = decl[:decl.rfind(names[0])].strip() if names[0] else ""
+            fields.update((n, kind) for n in names)
+        if "" in fields or not all(fields.values()):
+            continue
         for d in re.finditer(rf"^[ \t]*(?:const\s+)?{s['name']}\s+(\w+)\s*=\s*\{{(.*)\}};[ \t]*\n", text, re.M):
             values = [v.strip() for v in _split(d[2])]
-            rest = text[:d.start()] + text[d.end():]
-            uses = list(re.finditer(rf"(?<![\w.>]){d[1]}\b(\s*\.\s*(\w+))?", rest))
-            if len(values) != len(fields) or any(u[2] not in fields for u in uses) or _written_member(d[1], rest):
+            after = text[d.end():]
+            uses = list(re.finditer(rf"(?<![\w.>]){d[1]}\b(\s*\.\s*(\w+))?", after))
+            between = after[:uses[-1].start()] if uses else ""
+            read = set(re.findall(r"(?<![\w.>])[A-Za-z_]\w*", d[2]))
+            memory = re.search(r"[\[*]|\w\s*\(", d[2])  # a value that reads memory (or calls): a write may change it
+            if len(values) != len(fields) or any(u[2] not in fields for u in uses) or \
+                    re.search(rf"&\s*{d[1]}\b", after) or any(_written(f"{d[1]}.{f}", after) for f in fields) or \
+                    SIDE_EFFECT.search(d[2]) or memory and MOVED_PAST.search(between) or \
+                    any(_written(n, between) for n in read):
                 continue
             value = dict(zip(fields, values))
             new = re.sub(rf"(?<![\w.>]){d[1]}\s*\.\s*(\w+)",
-                         lambda u: f"(({fields[u[1]]}){_grouped(value[u[1]])})", rest)
-            out.append((("members", d[1], "", ""), new))
+                         lambda u: f"(({fields[u[1]]}){_grouped(value[u[1]])})", after)
+            out.append((("members", d[1], "", ""), text[:d.start()] + new))
     return out
-
-
-def _written_member(name: str, text: str) -> bool:
-    """Whether ``text`` writes a member of ``name`` (or takes its address)."""
-    return bool(re.search(rf"&\s*{name}\b|\b{name}\s*\.\s*\w+\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)", text))
 
 
 def rewrite(text: str, propose: Callable[[str], list[Edit]], interesting: Callable[[list[str]], list[bool]],
@@ -615,8 +634,9 @@ def remembered(interesting: Callable[[list[str]], list[bool]]) -> Callable[[list
 
 def shrink(text: str, interesting: Callable[[list[str]], list[bool]], budget: int = 2000, width: int = 8,
            around: str = "") -> str:
-    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and the rewrites (``0`` for an expression, an operand
-    for what holds it, a variable's value for its one use, a helper's expression for its calls) until none makes the
+    """Alternate ``drop_unused``, ``ddmin``, ``drop_blocks`` and the rewrites (a program's wrapping unfolded: its
+    namespace, a function called once, a struct's members; ``0`` for an expression, an operand for what holds it, a
+    variable's value for its one use, a helper's expression for its calls) until none makes the
     text smaller; no text is judged twice (``remembered``). ``around``: the text the caller puts beside ``text``
     (``unused``)."""
     interesting = remembered(interesting)
