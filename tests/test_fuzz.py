@@ -84,6 +84,7 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
                for f in found), [f["standalone"] for f in found]
     distinct = len({f["bucket"] for f in found})
     assert f"{distinct} distinct bugs (0 of them known)" in done.stdout, done.stdout
+    assert f"fuzz: Reproducers of the {distinct} distinct bugs: median" in done.stdout, done.stdout
     table = (out / "findings.md").read_text()  # the distinct bugs as a table to publish as it is
     assert f"{distinct} distinct bugs (0 of them known)" in table and table.count("](repro/") == distinct, table
     assert all(f"| [`{f['bucket']}`](repro/{f['bucket']}/report.md) | new | host compiler |" in table for f in found)
@@ -866,3 +867,25 @@ def test_a_program_reduced_again_to_another_shape_files_under_its_first_bug(tmp_
     triage.file_findings(known, [own], "earlier")
     [later] = triage.file_findings(db, [dict(own, shape="the file x.reduced.cu")], "now", known=known)
     assert later["known"] and later["bucket"] == triage.bucket(own)
+
+
+def test_a_campaign_says_what_its_reproducers_are_as_the_issue_counts_them():
+    """The line a compiler engineer reads first: the distinct bugs' reproducers, whole files, their median and largest
+    size, and how many reproduce alone twice, are clean under the sanitizers that judge the program (the fault the
+    wrong build shows is the bug, not the program's) and are ranged."""
+    from suitegen.report import fuzz_page
+
+    def bug(bucket, lines, **more):
+        return {"kind": "wrong-code", "bucket": bucket, "stage": "ptxas optimiser", "failing": ["default"],
+                "reproducer": "x;\n" * lines, "lines": lines, "bad": "default", "reproduces": True,
+                "sanitizer": {"ptxas-O0": "clean", "default": "errors: Invalid __global__ read"}, **more}
+    findings = [bug("a", 12, releases="wrong in 13.0.48 - 13.3.73; first fixed: 13.4.59"), bug("b", 30),
+                bug("b", 40), bug("c", 15, reproduces=False, sanitizer={"ptxas-O0": "errors: a race"}),
+                {"kind": "flaky", "index": 3}]
+    assert fuzz_page.reproducers(findings) == (
+        "Reproducers of the 3 distinct bugs: median 15 lines, at most 30 (each the whole file); 2 reproduce built "
+        "alone twice, 2 are clean under the sanitizers, 1 are ranged over releases")
+    assert fuzz_page.reproducers([{"kind": "flaky", "index": 3}]) is None
+    state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "policy": None,
+             "tally": dict(fuzz.Tally(wrong=4).__dict__)}
+    assert fuzz_page.reproducers(findings) + "." in fuzz_page.header(state, findings)

@@ -691,6 +691,8 @@ def _campaign(args, campaign: Campaign) -> int:
     page = fuzz_page.write(out, state, findings)
     new = [f for f in findings if f["kind"] in (*model.FILED, "build") and not f.get("known")]
     print(f"fuzz: {fuzz_page.headline(campaign.tally.wrong, findings)}")
+    if fuzz_page.reproducers(findings):
+        print(f"fuzz: {fuzz_page.reproducers(findings)}")
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:
         if f["kind"] == "wrong-code":

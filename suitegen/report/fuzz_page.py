@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import json
+import statistics
 from pathlib import Path
 
 from suitegen.model import FILED, HARNESS, PROGRAM_FAULT
@@ -33,6 +34,26 @@ def headline(wrong: int, findings: list[dict]) -> str:
                if ours else "")
             + (f"; {unclaimed} wrong only as the campaign runs them (right as a file built alone: not claimed)"
                if unclaimed else ""))
+
+
+def reproducers(findings: list[dict]) -> str | None:
+    """Return what a compiler engineer is handed, in a line: the distinct bugs' reproducers (each the whole file), how
+    many reproduce built alone twice, how many are clean under the sanitizers that judge the program (the right
+    build's memcheck, the host's ASan and UBSan; the wrong build's own fault aside), how many are ranged over
+    releases. None where no bug has a reproducer."""
+    bugs = [f for f in distinct_bugs(findings).values() if f.get("reproducer")]
+    if not bugs:
+        return None
+    lines = sorted(f["reproducer"].count("\n") for f in bugs)
+
+    def clean(f: dict) -> bool:
+        bad = str(f.get("bad") or "")
+        return all(v in ("", "clean") for b, v in (f.get("sanitizer") or {}).items() if b != bad and
+                   not b.endswith(f" {bad}"))
+    return (f"Reproducers of the {len(bugs)} distinct bugs: median {statistics.median(lines):g} lines, at most "
+            f"{lines[-1]} (each the whole file); {sum(f.get('reproduces') is True for f in bugs)} reproduce built alone "
+            f"twice, {sum(clean(f) for f in bugs)} are clean under the sanitizers, "
+            f"{sum(bool(f.get('releases')) for f in bugs)} are ranged over releases")
 
 
 def write(out: Path, state: dict, findings: list[dict]) -> Path:
@@ -113,18 +134,19 @@ def header(state: dict, findings: list[dict]) -> list[str]:
     """Return the markdown lines that head a campaign's ``findings.md``: its title, what it checked, its last line."""
     t = state["tally"]
     rate = t["generated"] / t["seconds"] if t["seconds"] else 0.0
+    handed = reproducers(findings)
+    last = [headline(t["wrong"], findings) + ".", ""] + ([handed + ".", ""] if handed else [])
     if state.get("source"):  # a file of one's own
         return [f"# suitegen fuzz --reduce {state['source']}: nvcc {state['toolchain']}", "",
-                f"Judged under {', '.join(state['builds'])}.", "", headline(t["wrong"], findings) + ".", ""]
+                f"Judged under {', '.join(state['builds'])}.", "", *last]
     if state.get("programs") and not t["generated"]:  # ``--programs``: no campaign, chosen programs of a seed
         return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
                 f"Programs {', '.join(map(str, state['programs']))} of the seed confirmed and reduced (`--programs`, no "
-                f"campaign); builds {', '.join(state['builds'])}.", "", headline(t["wrong"], findings) + ".", ""]
+                f"campaign); builds {', '.join(state['builds'])}.", "", *last]
     return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
             f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
             f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "
-            f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "",
-            headline(t["wrong"], findings) + ".", ""]
+            f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "", *last]
 
 
 def table(findings: list[dict], folder: str = "") -> list[str]:
@@ -180,4 +202,6 @@ def _page(state: dict, findings: list[dict]) -> str:
     return ("<!doctype html><meta charset=utf-8><title>suitegen fuzz</title><style>body{font:14px sans-serif;"
             "max-width:1100px;margin:1em auto}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}"
             "summary{cursor:pointer;padding:.2em}</style><h1>suitegen fuzz</h1>"
-            f"<p>{summary}</p><h2>Findings ({len(findings)})</h2>" + ("".join(rows) or "<p>none</p>"))
+            f"<p>{summary}</p><p>{html.escape(headline(t['wrong'], findings))}. "
+            f"{html.escape(reproducers(findings) or '')}</p>"
+            f"<h2>Findings ({len(findings)})</h2>" + ("".join(rows) or "<p>none</p>"))
