@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import contextlib
 import ctypes
 import itertools
 import json
@@ -38,7 +37,7 @@ from suitegen import model, procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.campaigns import own_file, triage
-from suitegen.engine.stopping import STOP_SIGNALS, StopRun, held, invocation
+from suitegen.engine.stopping import STOP_SIGNALS, StopRun, handled, held, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
 from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError, bad_field, strings, whole
@@ -572,7 +571,7 @@ def fuzz_command(args) -> int:
     if args.save:
         return save_command(args)
     try:
-        with _stop_signals():
+        with handled(_stop):
             tc, opts = _campaign_options(args)
             with RunLock(opts.out, "suitegen fuzz"):
                 runner = _gpu_runner(args.no_gpu)
@@ -590,17 +589,6 @@ def fuzz_command(args) -> int:
         procs.stop_all()
         print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
         return 128 + stop.signum
-
-
-@contextlib.contextmanager
-def _stop_signals():
-    """Within the block a stop signal raises ``StopRun`` (``_stop``); the handlers it replaced come back after."""
-    previous = {s: signal.signal(s, _stop) for s in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 def _stop(signum, frame) -> None:
@@ -789,7 +777,7 @@ def reduce_command(args) -> int:
     campaign = Campaign(tc, replace(opts, out=source.parent))
     deadline = time.monotonic() + opts.reduce_budget
     try:
-        with _stop_signals():
+        with handled(_stop):
             for build in campaign.builds:
                 built = modules.build_module(tc, build, text, campaign.scratch / build.name, timeout=600,
                                              use_cache=False)

@@ -22,26 +22,35 @@ class StopRun(BaseException):
 
 
 @contextlib.contextmanager
+def handled(handler, previous: dict | None = None):
+    """Within the block each stop signal calls ``handler`` (one that raises ``StopRun``, say); the handlers it replaced
+    (kept in ``previous``, as each is replaced) come back after. A signal whose handler was set outside Python, which
+    could not be put back, is left alone."""
+    previous = {} if previous is None else previous
+    try:
+        for s in STOP_SIGNALS:
+            if signal.getsignal(s) is not None:
+                previous[s] = signal.signal(s, handler)
+        yield previous
+    finally:
+        for s, replaced in previous.items():
+            signal.signal(s, replaced)
+
+
+@contextlib.contextmanager
 def held():
     """Within the block a stop signal waits, and is delivered as the block ends (its handler called; under the default
     handler, raised again): what the block writes and what it marks as written land together (a stop between them
-    would write a record twice). Off the main thread, where no handler can be set (and none runs), it holds nothing;
-    a signal whose handler was set outside Python is left alone."""
+    would write a record twice). Off the main thread, where no handler can be set (and none runs), it holds nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     pending: list[int] = []
     previous: dict = {}
     try:
-        for s in STOP_SIGNALS:
-            handler = signal.getsignal(s)
-            if handler is not None:
-                previous[s] = handler
-                signal.signal(s, lambda signum, frame: pending.append(signum))
-        yield
+        with handled(lambda signum, frame: pending.append(signum), previous):
+            yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
         if pending:
             handler = previous[pending[0]]
             if callable(handler):

@@ -21,7 +21,7 @@ from suitegen.qualification import unit_kinds  # noqa: F401 - unit_kinds registe
 from suitegen.qualification.item import builds_programs, kind_of, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
-from suitegen.engine.stopping import STOP_SIGNALS, StopRun, held, invocation
+from suitegen.engine.stopping import STOP_SIGNALS, StopRun, handled, held, invocation
 from suitegen.qualification.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import SCHEMA, UsageError, digest
 from suitegen.report.outputs import Reports
@@ -134,25 +134,22 @@ def run(spec: RunSpec) -> int:
     if spec.list:
         return list_items(spec)
     folder, run_id = _run_folder(spec)
-    previous = {s: signal.signal(s, _raise_stop) for s in STOP_SIGNALS}
-    try:
-        with RunLock(folder, "suitegen run"):
-            if spec.resume:
-                spec = spec.resumed(json.loads((folder / META).read_text()))
-            elif (folder / RESULTS).exists():
-                raise UsageError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
-                                 "or choose another folder")
-            checkpoint_every()
-            if spec.baseline:
-                _read_baseline(spec.baseline)
-            return _run_locked(spec, folder, run_id)
-    except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
-        procs.stop_all()
-        print(f"suitegen: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
-        return 128 + stop.signum
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+    with handled(_raise_stop):
+        try:
+            with RunLock(folder, "suitegen run"):
+                if spec.resume:
+                    spec = spec.resumed(json.loads((folder / META).read_text()))
+                elif (folder / RESULTS).exists():
+                    raise UsageError(f"--out {folder} already holds a run: continue it with --resume {folder}, "
+                                     "or choose another folder")
+                checkpoint_every()
+                if spec.baseline:
+                    _read_baseline(spec.baseline)
+                return _run_locked(spec, folder, run_id)
+        except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
+            procs.stop_all()
+            print(f"suitegen: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+            return 128 + stop.signum
 
 
 def _run_locked(spec: RunSpec, folder: Path, run_id: str) -> int:

@@ -327,10 +327,7 @@ def operands(text: str) -> list[Edit]:
             continue
         end = _closing(code, m.end() - 1)
         if end > 0 and not QUOTED.search(text[m.start():end]):
-            args = text[m.end():end]
-            cuts = [-1] + [c.start() for c in _top(args, re.compile(","))] + [len(args)]
-            out += [_edit(text, m.start(), end, _grouped(args[a + 1:b])) for a, b in zip(cuts, cuts[1:])
-                    if args[a + 1:b].strip()]
+            out += [_edit(text, m.start(), end, _grouped(a)) for a in _split(text[m.end():end])]
     return sorted(out, key=lambda e: -len(e[0][1]))
 
 
