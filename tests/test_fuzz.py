@@ -881,10 +881,12 @@ def test_a_campaign_says_what_its_reproducers_are_as_the_issue_counts_them():
                 "sanitizer": {"ptxas-O0": "clean", "default": "errors: Invalid __global__ read"}, **more}
     findings = [bug("a", 12, releases="wrong in 13.0.48 - 13.3.73; first fixed: 13.4.59"), bug("b", 30),
                 bug("b", 40), bug("c", 15, reproduces=False, sanitizer={"ptxas-O0": "errors: a race"}),
+                bug("d", 9, sanitizer={"ptxas-O0": ""}),  # no compute-sanitizer in the toolkit: not judged clean
+                {"kind": "crash", "bucket": "e", "reproducer": "y;\n" * 5, "lines": 5, "reduced_still_differs": True},
                 {"kind": "flaky", "index": 3}]
     assert fuzz_page.reproducers(findings) == (
-        "Reproducers of the 3 distinct bugs: median 15 lines, at most 30 (each the whole file); 2 reproduce built "
-        "alone twice, 2 are clean under the sanitizers, 1 are ranged over releases")
+        "Reproducers of the 5 distinct bugs: median 12 lines, at most 30 (each the whole file); 4 reproduce built "
+        "alone twice, 2 of the 4 that run are clean under the sanitizers, 1 are ranged over releases")
     assert fuzz_page.reproducers([{"kind": "flaky", "index": 3}]) is None
     state = {"seed": "s", "toolchain": "13.0.88", "builds": ["default"], "policy": None,
              "tally": dict(fuzz.Tally(wrong=4).__dict__)}

@@ -274,7 +274,9 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
     suspects = [{"kind": "wrong", "index": i, "bad": ["host-O2"]} for i in (3, 5)]
     ResultsFile(out, fuzz.INVESTIGATED).append(
         {"kind": "flaky", "index": 3, "suspect": fuzz.suspect_key(suspects[0])})  # the earlier leg's finding
-    for stray in ([1, 2], "x", {"suspect": ["wrong 5"]}, {"suspect": "wrong 5"}, {"suspect": "wrong 5", "kind": "error"}):
+    for stray in ([1, 2], "x", {"suspect": ["wrong 5"]}, {"suspect": "wrong 5"},
+                  {"suspect": "wrong 5", "kind": "error"},
+                  {"suspect": "wrong 5", "kind": "wrong-code"}):  # a wrong-code line without its stage: a stray
         ResultsFile(out, fuzz.INVESTIGATED).append(stray)  # none of them a finding of suspect 5: it is investigated
     try:
         campaign.run()

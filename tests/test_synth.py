@@ -341,7 +341,8 @@ def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(
     [(_, members)] = textual.members_inlined(inlined)
     assert "e." not in members and "((int)(warpSize))" in members and "const sg_env e" not in members
     assert textual.calls_inlined(flat.replace("  o[0] = v", "  if (k) return;\n  o[0] = v")) == [], "an early return"
-    assert textual.calls_inlined(flat.replace("body(e, 3, o)", "body(e, (int)o[0], o)")) == [], "an argument names a parameter"
+    assert textual.calls_inlined(flat.replace("body(e, 3, o)", "body(e, (int)o[0], o)")) == [], \
+        "an argument names a parameter"
     assert textual.members_inlined(inlined.replace("  o[0] = v", "  e.warp = 1;\n  o[0] = v")) == [], "written"
     two = ("int g;\n__device__ void f(int a, int b, int *o) {\n  o[0] = a - b + g;\n}\n"
            "__global__ void k(int *o, int x, int a, int b) {\n  f(ARGS);\n}\n")
@@ -359,6 +360,7 @@ def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(
     for hostile in ("static void say(const char *fmt, ...) {\n  (void)fmt;\n}\nint main() {\n  say(\"x\");\n}\n",
                     "struct S { int a,; };\nvoid k() {\n  S s = {1};\n  (void)s.a;\n}\n", "struct S { *; };\n"):
         assert textual.calls_inlined(hostile) + textual.members_inlined(hostile) == []  # and no exception
+    assert textual._split("',', \"a, b\", f(1, 2)") == ["','", ' "a, b"', " f(1, 2)"], "no comma of a literal splits"
     qualified = "namespace ns {\nint x;\n}\nint y = ns::x + other::ns::x;\n"
     assert [t for _, t in textual.namespaces_unwrapped(qualified)] == ["int x;\nint y = x + other::ns::x;\n"]
     if not HAVE_NVCC:

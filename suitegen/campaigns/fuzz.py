@@ -241,8 +241,7 @@ class Campaign:
         self.tally.generated = len(records)
         self.tally.seconds = state["tally"]["seconds"] if state else 0.0
         self.investigated = {f["suspect"]: f for _, f in _lines(self.investigated_path, ("suspect",))
-                             if isinstance(f, dict) and isinstance(f.get("suspect"), str)
-                             and isinstance(f.get("kind"), str) and f["kind"] != "error"}  # an error, or a stray line: again
+                             if _finding_kept(f)}
         return True
 
     def _read_state(self) -> dict | None:
@@ -544,6 +543,13 @@ class Campaign:
         return found
 
 
+def _finding_kept(f) -> bool:
+    """Whether a line of ``investigated.jsonl`` is a finding a resumed triage takes up (not a harness error, to try
+    again, nor a stray line)."""
+    return isinstance(f, dict) and isinstance(f.get("suspect"), str) and isinstance(f.get("kind"), str) and \
+        f["kind"] != "error" and (f["kind"] not in model.FILED or {"stage", "failing", "reproducer"} <= f.keys())
+
+
 def suspect_key(s: dict) -> str:
     """Return what names a suspect in ``investigated.jsonl``: its kind, its program, and the build of a crash."""
     return f"{s['kind']} {s.get('index')} {s.get('build') or ''}".rstrip()
@@ -679,8 +685,9 @@ def _campaign(args, campaign: Campaign) -> int:
     page = fuzz_page.write(out, state, findings)
     new = [f for f in findings if f["kind"] in (*model.FILED, "build") and not f.get("known")]
     print(f"fuzz: {fuzz_page.headline(campaign.tally.wrong, findings)}")
-    if fuzz_page.reproducers(findings):
-        print(f"fuzz: {fuzz_page.reproducers(findings)}")
+    handed = fuzz_page.reproducers(findings)
+    if handed:
+        print(f"fuzz: {handed}")
     print(f"fuzz: {len(findings)} findings ({len(new)} new); report {page}")
     for f in findings:
         if f["kind"] == "wrong-code":

@@ -30,7 +30,8 @@ def handled(handler, previous: dict | None = None):
     try:
         for s in STOP_SIGNALS:
             if signal.getsignal(s) is not None:
-                previous[s] = signal.signal(s, handler)
+                previous[s] = signal.getsignal(s)  # kept before it is replaced: a signal between them finds it back
+                signal.signal(s, handler)
         yield previous
     finally:
         for s, replaced in previous.items():

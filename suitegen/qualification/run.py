@@ -147,6 +147,8 @@ def run(spec: RunSpec) -> int:
                     _read_baseline(spec.baseline)
                 return _run_locked(spec, folder, run_id)
         except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
+            for s in STOP_SIGNALS:  # a second signal must not cut the clean-up short
+                signal.signal(s, signal.SIG_IGN)
             procs.stop_all()
             print(f"suitegen: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
             return 128 + stop.signum

@@ -38,21 +38,23 @@ def headline(wrong: int, findings: list[dict]) -> str:
 
 def reproducers(findings: list[dict]) -> str | None:
     """Return what a compiler engineer is handed, in a line: the distinct bugs' reproducers (each the whole file), how
-    many reproduce built alone twice, how many are clean under the sanitizers that judge the program (the right
-    build's memcheck, the host's ASan and UBSan; the wrong build's own fault aside), how many are ranged over
-    releases. None where no bug has a reproducer."""
+    many reproduce built alone twice (a crash: built again), how many of those that run are clean under the
+    sanitizers that judged the program (the right build's memcheck, the host's ASan and UBSan; the wrong build's own
+    fault aside; none judged is not clean), how many are ranged over releases. None where no bug has a reproducer."""
     bugs = [f for f in distinct_bugs(findings).values() if f.get("reproducer")]
     if not bugs:
         return None
     lines = sorted(f["reproducer"].count("\n") for f in bugs)
+    run = [f for f in bugs if f["kind"] != "crash"]
 
     def clean(f: dict) -> bool:
         bad = str(f.get("bad") or "")
-        return all(v in ("", "clean") for b, v in (f.get("sanitizer") or {}).items() if b != bad and
-                   not b.endswith(f" {bad}"))
+        judged = [v for b, v in (f.get("sanitizer") or {}).items() if b != bad and not b.endswith(f" {bad}")]
+        return bool(judged) and all(v == "clean" for v in judged)
     return (f"Reproducers of the {len(bugs)} distinct bugs: median {statistics.median(lines):g} lines, at most "
-            f"{lines[-1]} (each the whole file); {sum(f.get('reproduces') is True for f in bugs)} reproduce built alone "
-            f"twice, {sum(clean(f) for f in bugs)} are clean under the sanitizers, "
+            f"{lines[-1]} (each the whole file); "
+            f"{sum(f.get('reproduces', f.get('reduced_still_differs')) is True for f in bugs)} reproduce built alone "
+            f"twice, {sum(clean(f) for f in run)} of the {len(run)} that run are clean under the sanitizers, "
             f"{sum(bool(f.get('releases')) for f in bugs)} are ranged over releases")
 
 
@@ -141,8 +143,8 @@ def header(state: dict, findings: list[dict]) -> list[str]:
                 f"Judged under {', '.join(state['builds'])}.", "", *last]
     if state.get("programs") and not t["generated"]:  # ``--programs``: no campaign, chosen programs of a seed
         return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
-                f"Programs {', '.join(map(str, state['programs']))} of the seed confirmed and reduced (`--programs`, no "
-                f"campaign); builds {', '.join(state['builds'])}.", "", *last]
+                f"Programs {', '.join(map(str, state['programs']))} of the seed confirmed and reduced "
+                f"(`--programs`, no campaign); builds {', '.join(state['builds'])}.", "", *last]
     return [f"# suitegen fuzz, seed {state['seed']}: nvcc {state['toolchain']}", "",
             f"Builds {', '.join(state['builds'])}; policy {state.get('policy') or 'each program draws one'}. "
             f"{t['generated']} programs, {t['ran']} run on the GPU, {t['host_checked']} checked on the host, in "

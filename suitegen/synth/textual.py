@@ -447,7 +447,8 @@ def calls_inlined(text: str) -> list[Edit]:
         code = "".join(body)
         if call is None or re.search(rf"\breturn\b|\b{m['name']}\b", _without_lambdas(code)):
             continue
-        declared = [d.strip() for d in line[line.index("(", m.start("name")) + 1:line.rindex(")")].split(",") if d.strip()]
+        params = line[line.index("(", m.start("name")) + 1:line.rindex(")")]
+        declared = [d.strip() for d in params.split(",") if d.strip()]
         names = [(re.findall(r"\w+", d) or [""])[-1] for d in declared]
         args = [a.strip() for a in _split(call[2])]
         if len(args) != len(names) or not all(names) or any(
@@ -480,7 +481,7 @@ def _without_lambdas(text: str) -> str:
 
 def _split(args: str) -> list[str]:
     """Return a call's arguments (its text between the parentheses), split at its top-level commas."""
-    cuts = [-1] + [c.start() for c in _top(args, re.compile(","))] + [len(args)]
+    cuts = [-1] + [c.start() for c in _top(_masked(args), re.compile(","))] + [len(args)]  # no comma of a literal
     return [args[a + 1:b] for a, b in zip(cuts, cuts[1:]) if args[a + 1:b].strip()]
 
 
