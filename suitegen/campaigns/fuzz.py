@@ -441,6 +441,7 @@ class Campaign:
             checks.stop()  # a stop has killed the children of the checks still running: they end now
             gen_pool.join()
             self.tally.seconds = base_seconds + time.monotonic() - start
+            self.tally.generated = len(self.done)  # files a stop left in flight are the next leg's, as load_state counts
             self.save_state()
         self.say(self.progress(base_seconds + time.monotonic() - start))
         return self.tally.generated
