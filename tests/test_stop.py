@@ -138,6 +138,20 @@ def test_a_timed_out_compile_leaves_no_process_behind(hanging, tmp_path):
     wait_for(lambda: not any(alive(p) for p in children), timeout=10)
 
 
+def test_handled_puts_its_handler_in_place_for_the_block_and_the_replaced_ones_back():
+    from suitegen.engine.stopping import STOP_SIGNALS, handled
+    before = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    seen = []
+    with handled(lambda signum, frame: seen.append(signum)) as previous:
+        assert previous == before
+        signal.raise_signal(signal.SIGHUP)
+        with handled(signal.SIG_IGN):  # nested: ignored within, the outer handler back after
+            signal.raise_signal(signal.SIGHUP)
+        signal.raise_signal(signal.SIGTERM)
+    assert seen == [signal.SIGHUP, signal.SIGTERM]
+    assert {s: signal.getsignal(s) for s in STOP_SIGNALS} == before
+
+
 def test_a_stop_between_a_write_and_its_mark_waits_for_both():
     """The race that wrote a record twice: a stop after the append, before the item was marked as written, made the
     clean-up append it again. Within ``held`` the stop waits for the block, then raises."""

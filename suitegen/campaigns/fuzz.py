@@ -593,8 +593,9 @@ def fuzz_command(args) -> int:
                 releases_command(args)
             return status
     except StopRun as stop:  # before the campaign began (probing the toolchain, say)
-        procs.stop_all()
-        print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
+        with handled(signal.SIG_IGN):  # (the campaign's handlers are back by now) a second signal waits no clean-up
+            procs.stop_all()
+            print(f"fuzz: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
         return 128 + stop.signum
 
 
