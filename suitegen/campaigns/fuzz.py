@@ -37,7 +37,7 @@ from suitegen import model, procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
 from suitegen.campaigns import own_file, triage
-from suitegen.engine.stopping import STOP_SIGNALS, StopRun, handled, held, invocation
+from suitegen.engine.stopping import StopRun, handled, held, ignore_stops, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
 from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError, bad_field, strings, whole
@@ -602,8 +602,7 @@ def fuzz_command(args) -> int:
 def _stop(signum, frame) -> None:
     """Handle a stop signal: ignore any later one (the clean-up must not be cut short), kill every child now (from
     a thread: this one may hold the children's lock) and raise ``StopRun``."""
-    for s in STOP_SIGNALS:
-        signal.signal(s, signal.SIG_IGN)
+    ignore_stops()
     threading.Thread(target=procs.stop_all, daemon=True).start()
     raise StopRun(signum)
 
@@ -811,7 +810,7 @@ def reduce_command(args) -> int:
     crash = {"kind": "crash", "source": str(source), "file": source.name, "lines_before": text.count("\n"),
              "build": build.name, "failing": [build.name], "passing": [], "stage": f"compiler crash ({build.name})",
              "log": built.log, "argv": list(built.argv), "lines": small.count("\n"), "reproducer": small,
-             "origin": f"file {model.digest(text)}",
+             "origin": triage.file_origin(text),
              "toolchain": tc.version_str, "commands": [f"nvcc {flags} -{build.output} repro.cu -o repro.{build.output}"
                                                        "   # crashes"]}
     _file(args, folder, source, tc, [build.name], dict(crash, bucket=triage.bucket(crash)))

@@ -202,7 +202,7 @@ def finding(campaign, source: Path, before: str, found: dict) -> dict:
          "reproduces": found["reproduces"], "sanitizer": found["sanitizer"], "toolchain": campaign.tc.version_str,
          "commands": triage._commands(campaign, found["bad"], found["good"]), "why": found["why"],
          "shape": f"the file {source.name}",  # no model to draw a shape from: one file, one bug (unless a symptom)
-         "origin": f"file {model.digest(before)}"}  # the same text reduced again files under the same bug
+         "origin": triage.file_origin(before)}  # the same text reduced again files under the same bug
     return dict(f, bucket=triage.bucket(f))
 
 

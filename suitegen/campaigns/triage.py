@@ -645,6 +645,11 @@ def program_origin(program: ir.Program) -> str:
     return f"program {digest(emit.alone(program))}"
 
 
+def file_origin(text: str) -> str:
+    """Return a file of one's own's origin (``fuzz --reduce FILE``): the digest of its text before reduction."""
+    return f"file {digest(text)}"
+
+
 def _same_origin(entries: dict) -> dict[tuple, str]:
     """Return the bucket of each (origin, kind, stage) a database's entries were reduced from: reduced again (with
     another budget, or a later reducer) to another shape, the same program is still the same bug."""
@@ -714,13 +719,13 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
         same = {**_same_origin(before), **_same_origin(db["findings"])}
         out = []
         for f in findings:
-            key = bucket(f)
+            key, o = bucket(f), origin(f)
             if key not in db["findings"] and key not in before:  # a new shape of a program already filed: that bug
-                key = same.get((origin(f), f.get("kind"), f.get("stage")), key)
-            if origin(f):  # another finding of this program in this call lands here too
-                same.setdefault((origin(f), f.get("kind"), f.get("stage")), key)
+                key = same.get((o, f.get("kind"), f.get("stage")), key)
+            if o:  # another finding of this program in this call lands here too
+                same.setdefault((o, f.get("kind"), f.get("stage")), key)
             entry = db["findings"].get(key)
-            mark = f"{campaign}: {origin(f)}" if origin(f) else None
+            mark = f"{campaign}: {o}" if o else None
             if entry is not None and mark in entry.get("filed", []):  # this campaign's program, filed again (a rerun)
                 out.append(dict(f, bucket=key, known=key in before or entry["campaigns"][:1] != [campaign],
                                 hits=entry["hits"]))
@@ -733,8 +738,8 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
                 entry.setdefault("filed", []).append(mark)
             if campaign not in entry["campaigns"]:
                 entry["campaigns"].append(campaign)
-            if origin(f) and origin(f) != origin(entry["first"]) and origin(f) not in entry.setdefault("origins", []):
-                entry["origins"].append(origin(f))
+            if o and o != origin(entry["first"]) and o not in entry.setdefault("origins", []):
+                entry["origins"].append(o)
             if f.get("program_id") and f["program_id"] not in entry.setdefault("programs", []):
                 entry["programs"].append(f["program_id"])  # a run's generated program this finding explains
             out.append(dict(f, bucket=key, known=was, hits=entry["hits"]))

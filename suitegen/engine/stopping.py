@@ -21,6 +21,13 @@ class StopRun(BaseException):
         self.signum = signum
 
 
+def ignore_stops() -> None:
+    """Ignore every later stop signal (a clean-up under way must not be cut short); ``handled`` puts the handlers
+    back at its block's end."""
+    for s in STOP_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def handled(handler, previous: dict | None = None):
     """Within the block each stop signal calls ``handler`` (one that raises ``StopRun``, say); the handlers it replaced

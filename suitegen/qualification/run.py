@@ -21,7 +21,7 @@ from suitegen.qualification import unit_kinds  # noqa: F401 - unit_kinds registe
 from suitegen.qualification.item import builds_programs, kind_of, safe_run_unit, several_targets, twin_units, units
 from suitegen.engine.progress import Estimate, Progress
 from suitegen.engine.scheduler import Scheduler
-from suitegen.engine.stopping import STOP_SIGNALS, StopRun, handled, held, invocation
+from suitegen.engine.stopping import StopRun, handled, held, ignore_stops, invocation
 from suitegen.qualification.session import Session, configs_for, item_name, now, open_session, plan
 from suitegen.model import SCHEMA, UsageError, digest
 from suitegen.report.outputs import Reports
@@ -147,8 +147,7 @@ def run(spec: RunSpec) -> int:
                     _read_baseline(spec.baseline)
                 return _run_locked(spec, folder, run_id)
         except StopRun as stop:  # before any item ran (probing the toolchains, say) or while writing reports
-            for s in STOP_SIGNALS:  # a second signal must not cut the clean-up short
-                signal.signal(s, signal.SIG_IGN)
+            ignore_stops()  # a second signal must not cut the clean-up short
             procs.stop_all()
             print(f"suitegen: stopped by {signal.Signals(stop.signum).name}", file=sys.stderr)
             return 128 + stop.signum
@@ -424,8 +423,7 @@ def _execute(session: Session, work, total: int, results: ResultsFile, jobs: int
                 checkpoint()
     except StopRun as stop:
         stopped = stop.signum
-        for s in STOP_SIGNALS:  # a second signal must not cut the clean-up and the reports short
-            signal.signal(s, signal.SIG_IGN)
+        ignore_stops()  # a second signal must not cut the clean-up and the reports short
         procs.stop_all()
         scheduler.stop()  # queued units are dropped; running ones end as their children die
         procs.stop_all()  # anything a worker started while the first sweep ran

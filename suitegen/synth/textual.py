@@ -20,6 +20,8 @@ import re
 from functools import partial
 from typing import Callable
 
+from suitegen.synth import present
+
 # A function definition as the emitter writes one: qualifiers, a return type, a name, parameters, "{" ending the line.
 FUNCTION = re.compile(r"^(?:\s*template\s*<[^<>]*(?:<[^<>]*>[^<>]*)*>)?"
                       r"(?:SG_HD|__device__|__host__|__global__|__noinline__|__forceinline__|static|inline|\s)+"
@@ -172,13 +174,11 @@ SHORTEST = 7  # an expression shorter than ``(a + b)`` is not worth a build: put
 
 
 def _closing(text: str, i: int) -> int:
-    """Return the offset of the bracket that closes the one at ``i`` (-1: none)."""
-    depth = 0
-    for k in range(i, len(text)):
-        depth += (text[k] in "([{") - (text[k] in ")]}")
-        if depth == 0:
-            return k
-    return -1
+    """Return the offset of the bracket that closes the one at ``i`` (-1: none), as ``present.closing`` finds it."""
+    try:
+        return present.closing(text, i) - 1
+    except ValueError:
+        return -1
 
 
 def _opening(text: str, k: int) -> int:
