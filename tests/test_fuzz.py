@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -317,6 +318,33 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
     (tmp_path / "same.cu").write_text(self_checking(lines[:4], ["f1(2)"], [3]))  # no ^: every build gets it right
     same = fuzz_cli("--reduce", str(tmp_path / "same.cu"), *args, cwd=tmp_path)
     assert same.returncode == 1 and "nothing to reduce" in same.stdout and "cicc-O0: exit 0: OK" in same.stdout, same.stdout
+
+
+@needs_gxx
+def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path, fake_nvcc):
+    """A campaign's reproducer is cut last as a whole file (``own_file.file_pass``): lines the campaign's own passes
+    never touch (its check of a CUDA error, cells nothing computes wrong) go where the file still shows the planted
+    fault under cicc-O0 alone; the table is refreshed, and the cut file is judged again under every build. Where the
+    file no longer shows the bug (the good build wrong too), there is nothing to cut: None."""
+    from suitegen.campaigns import fuzz, own_file
+    from suitegen.frontends import cli
+    fake = fake_nvcc(HOST_NVCC)
+    lines = ["int f0(int x) { return x + 1; }", "int f1(int x) { return x ^ 6; }", "int f2(int x) { return x * 3; }"]
+    text = self_checking(lines, ["f0(1)", "f1(7)", "f2(2)", "f0(f2(1))"], [2, 1, 6, 4])
+    text = text.replace("  for (int i", "  if (h[0] == 12345) return printf(\"CUDA error: none\\n\"), 2;\n  for (int i")
+    args = cli.build_parser().parse_args(["fuzz", "--nvcc", str(fake), "--builds", "default,ptxas-O0,cicc-O0",
+                                          "--no-gpu", "-j", "2", "--out", str(tmp_path / "c")])
+    tc, opts = fuzz._campaign_options(args)
+    campaign = fuzz.Campaign(tc, opts)
+    cut = own_file.file_pass(campaign, text, "cicc-O0", "default", time.monotonic() + 120)
+    assert cut is not None and cut["reproduces"] and cut["wrong"] == ["cicc-O0"], cut
+    kept = cut["reproducer"]
+    assert " ^ " in kept and "CUDA error" not in kept and "f2" not in kept, kept
+    assert kept.count("\n") < text.count("\n") - 3 and [o.split(": ", 1)[1] for o in cut["observed"]] == [
+        "expected 1, got 7"], (kept, cut["observed"])
+    assert "debug" in cut["right"] and "ptx-jit" in cut["right"], cut["right"]  # every build judged the cut file
+    broken = text.replace("{2ull, 1ull", "{2ull, 7ull")  # the good build's table says 7: wrong everywhere
+    assert own_file.file_pass(campaign, broken, "cicc-O0", "default", time.monotonic() + 60) is None
 
 
 # How nvcc reports a sub-tool that died of a signal (its exit status is then 128 + the signal, not negative).

@@ -59,3 +59,31 @@ def test_a_reproducer_s_device_forms_compute_what_it_computes(tmp_path):
             assert exe is not None, log[-2000:]
             ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
             assert ran.stdout.strip().endswith("OK"), (program.policy, ran.stdout, form)
+
+
+def test_a_fault_under_one_build_is_cut_to_a_short_file_that_shows_it_there_alone(tmp_path):
+    """nvcc behind a wrapper that turns the device code's ``*`` into ``+`` under ``-Xcicc -O0`` alone: the finding is
+    wrong under cicc-O0 and no other build, and its reproducer (the whole file cut last, kernel and ``main`` too:
+    ``own_file.file_pass``) still holds a multiplication, is short, and prints WRONG under the wrapper's cicc-O0 build
+    and OK under the real nvcc's default build, built alone."""
+    (tmp_path / "w").mkdir()
+    real = real_nvcc_behind(tmp_path / "w")
+    nvcc = tmp_path / "w" / "nvcc"
+    nvcc.write_text('#!/bin/sh\ncase " $* " in *" -Xcicc -O0 "*) for a in "$@"; do case "$a" in *.cu) '
+                    'sed -i "/^#include <cstdio>/,\\$!s| \\* | + |g" "$a";; esac; done;; esac\n'
+                    + real.read_text().split("\n", 1)[1])
+    out = tmp_path / "c"
+    done = fuzz_cli("--seed", "planted1", "--policy", "wide", "--max-programs", "32", "--nvcc", str(nvcc),
+                    "--reduce-budget", "240s", "-j", "8", "--out", str(out))
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = [f for f in json.loads((out / "findings.json").read_text()) if f["kind"] == "wrong-code"]
+    assert found and all(f["failing"] == ["cicc-O0"] and f["reproduces"] for f in found), found
+    best = min(found, key=lambda f: f["lines"])
+    assert " * " in best["reproducer"].split("#include <cstdio>")[0] and best["lines"] <= 16, best["reproducer"]
+    assert any("file" in f["seconds"] for f in found)
+    src = tmp_path / "r.cu"
+    src.write_text(best["reproducer"])
+    for compiler, flags, verdict in ((str(nvcc), ["-Xcicc", "-O0"], "WRONG"), ("nvcc", [], "OK")):
+        subprocess.run([compiler, "-arch=sm_90", *flags, str(src), "-o", str(tmp_path / verdict)], check=True)
+        ran = subprocess.run([str(tmp_path / verdict)], capture_output=True, text=True, timeout=120)
+        assert ran.stdout.split()[-2 if verdict == "WRONG" else -1] == verdict, (ran.stdout, best["reproducer"])

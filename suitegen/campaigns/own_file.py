@@ -185,9 +185,26 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
             "right": sorted(n for n, r in last.items() if r.right),
             "reproducer": small, "reproduces": still, "sanitizer": check,
             "said": {n: r.said() for n, r in last.items()},
+            "printed": {n: (r.output.strip().splitlines() or ["(nothing)"])[-1] for n, r in last.items()},
             "observed": [m.group(0) for m in CELL.finditer(last[bad.build].output)][:6] or
             [triage.log_line(last[bad.build].output, triage.FAULT)[:200] or last[bad.build].said()],
             "why": f"the {good.build} build's reduced program is not memcheck-clean" if fault else ""}
+
+
+def file_pass(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
+    """A campaign's last cut of a finding's reproducer: the whole file, its kernel and ``main`` too, cut as a file of
+    one's own is (``reduce_wrong``), the campaign's ``bad`` build against its ``good`` one, under every build the
+    fuzzer knows. Return that finding where the cut file is shorter, reproduces (built and run again twice) and its
+    good build's program is memcheck-clean; else None (the reproducer as it was stands)."""
+    names = [bad, good, *(n for n in campaign.every_build() if n not in (bad, good))]  # the bad first, then the good
+    folder = Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch))
+    runs = dict(zip(names, campaign.pool.map(
+        lambda n: behave(campaign.tc, campaign.build(n), text, folder / n), names)))
+    if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
+        return None
+    found = reduce_wrong(campaign, text, runs, deadline)
+    shorter = found.get("reproducer", text).count("\n") < text.count("\n")
+    return found if found["kind"] == "wrong-code" and found["reproduces"] and shorter else None
 
 
 def finding(campaign, source: Path, before: str, found: dict) -> dict:

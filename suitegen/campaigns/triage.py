@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs, resources
+from suitegen.campaigns import own_file
 from suitegen.compilers import cache, diagnostics, modules
 from suitegen.execute import host_check
 from suitegen.model import HARNESS, PROGRAM_FAULT, Compiler, UsageError, digest
@@ -281,6 +282,9 @@ def statuses_alone(campaign, program: ir.Program, builds: list[str] | None = Non
     return out
 
 
+FILE_PASS_LEAST = 20.0  # seconds of a suspect's share the file pass needs: its last checks (twice under every build) come after
+
+
 def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict | None:
     """Confirm a wrong program alone, twice, then reduce it; return the finding (None if it did not repeat).
     ``program``: the program itself, where it is not the campaign's draw of ``suspect["index"]``."""
@@ -312,7 +316,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     line_pass = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
     now = time.monotonic()
     if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
-        small = reduce.reduce(program, tester, deadline=now + (0.6 if line_pass else 1.0) * (deadline - now))
+        small = reduce.reduce(program, tester, deadline=now + (0.5 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
     seconds["model"] = lap()
     # the reduced form under every build the fuzzer knows (and the host builds): where it shows now
@@ -332,7 +336,8 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     line_result = "not run"
     if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
         judge = FaultTester if rejudged[bad].startswith("run-") else TextTester
-        lines = reduce_text(judge(campaign, small, bad, good, deadline))
+        now = time.monotonic()  # half of what is left: the file pass has the other half
+        lines = reduce_text(judge(campaign, small, bad, good, now + 0.5 * (deadline - now)))
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"] or observed
@@ -340,6 +345,20 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     final = final_form(campaign, text, bad, good, built=None if bad.startswith("host-") else
                        emit.standalone(small, exp, whole=True))
     text = final["reproducer"]
+    seconds["final"] = lap()
+    if o.reduce and line_pass and final["reproduces"] and time.monotonic() < deadline - FILE_PASS_LEAST:
+        cut = own_file.file_pass(campaign, text, bad, good, deadline)  # the whole file, kernel and main too
+        if cut is not None:
+            text, device = cut["reproducer"], set(cut["wrong"] + cut["right"])
+            failing = {b for b in failing if b not in device} | set(cut["wrong"])  # as the file itself shows it
+            passing = {b for b in passing if b not in device} | set(cut["right"])
+            stage = blame(failing, passing)
+            final.update(standalone={n: cut["printed"][n] for n in (bad, good)}, sanitizer={
+                n: cut["sanitizer"][f"reduced {n}"] for n in (bad, good)})
+            if "stack" in final:
+                final["stack"] = {n: stack_use(campaign, campaign.build(n), text) for n in (bad, good)}
+            observed = cut["observed"]
+    seconds["file"] = lap()
     if final["reproduces"] is False and again:  # the campaign's builds show it, no file built alone does
         return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "standalone": final["standalone"], "reproducer": text,
@@ -365,7 +384,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
-            "stack": final.get("stack"), "varies": final.get("varies", False), "seconds": dict(seconds, final=lap()),
+            "stack": final.get("stack"), "varies": final.get("varies", False), "seconds": seconds,
             "reproducer": text, "shape": shape(small), "origin": program_origin(program),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}
