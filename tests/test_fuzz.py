@@ -322,11 +322,11 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
 
 @needs_gxx
 def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path, fake_nvcc):
-    """A campaign's reproducer is cut last as a whole file (``own_file.file_pass``): lines the campaign's own passes
+    """A campaign's reproducer is cut last as a whole file (``file_pass.cut``): lines the campaign's own passes
     never touch (its check of a CUDA error, cells nothing computes wrong) go where the file still shows the planted
     fault under cicc-O0 alone; the table is refreshed, and the cut file is judged again under every build. Where the
     file no longer shows the bug (the good build wrong too), there is nothing to cut: None."""
-    from suitegen.campaigns import fuzz, own_file
+    from suitegen.campaigns import file_pass, fuzz
     from suitegen.frontends import cli
     fake = fake_nvcc(HOST_NVCC)
     lines = ["int f0(int x) { return x + 1; }", "int f1(int x) { return x ^ 6; }", "int f2(int x) { return x * 3; }"]
@@ -336,7 +336,7 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
                                           "--no-gpu", "-j", "2", "--out", str(tmp_path / "c")])
     tc, opts = fuzz._campaign_options(args)
     campaign = fuzz.Campaign(tc, opts)
-    cut = own_file.file_pass(campaign, text, "cicc-O0", "default", time.monotonic() + 120)
+    cut = file_pass.cut(campaign, text, "cicc-O0", "default", time.monotonic() + 120)
     assert cut is not None and cut["reproduces"] and cut["wrong"] == ["cicc-O0"], cut
     kept = cut["reproducer"]
     assert " ^ " in kept and "CUDA error" not in kept and "f2" not in kept, kept
@@ -344,7 +344,20 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
         "expected 1, got 7"], (kept, cut["observed"])
     assert "debug" in cut["right"] and "ptx-jit" in cut["right"], cut["right"]  # every build judged the cut file
     broken = text.replace("{2ull, 1ull", "{2ull, 7ull")  # the good build's table says 7: wrong everywhere
-    assert own_file.file_pass(campaign, broken, "cicc-O0", "default", time.monotonic() + 60) is None
+    assert file_pass.cut(campaign, broken, "cicc-O0", "default", time.monotonic() + 60) is None
+    # a campaign's finding takes the cut file, its builds and cells (where a GPU runs it: here, a stand-in runner)
+    finding = {"kind": "wrong-code", "reproduces": True, "bad": "cicc-O0", "good": "default", "reproducer": text,
+               "lines": text.count("\n"), "failing": ["cicc-O0", "debug"], "passing": ["default", "host-O0"],
+               "observed": ["cell 1: expected 1, got 7", "cell 3: expected 4, got 9"], "seconds": {"model": 1.0},
+               "sanitizer": {"host-asan": "clean"}}
+    assert file_pass.refined(campaign, finding, time.monotonic() + 120) is finding  # no GPU: nothing to cut
+    campaign.runner = object()
+    assert file_pass.refined(campaign, finding, time.monotonic() + 10) is finding  # too little time left
+    done = file_pass.refined(campaign, finding, time.monotonic() + 120)
+    assert done["lines"] < finding["lines"] and done["failing"] == ["cicc-O0"] and "host-O0" in done["passing"], done
+    assert done["stage"] == "ptxas on unoptimised PTX" and done["observed"] == cut["observed"], done
+    assert done["standalone"] == {"cicc-O0": "WRONG 1", "default": "OK"} and "file" in done["seconds"], done
+    assert done["sanitizer"]["host-asan"] == "clean" and set(done["sanitizer"]) == {"host-asan", "cicc-O0", "default"}
 
 
 # How nvcc reports a sub-tool that died of a signal (its exit status is then 128 + the signal, not negative).

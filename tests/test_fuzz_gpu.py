@@ -65,7 +65,7 @@ def test_a_reproducer_s_device_forms_compute_what_it_computes(tmp_path):
 def test_a_fault_under_one_build_is_cut_to_a_short_file_that_shows_it_there_alone(tmp_path):
     """nvcc behind a wrapper that turns the device code's ``*`` into ``+`` under ``-Xcicc -O0`` alone: the finding is
     wrong under cicc-O0 and no other build, and its reproducer (the whole file cut last, kernel and ``main`` too:
-    ``own_file.file_pass``) still holds a multiplication, is short, and prints WRONG under the wrapper's cicc-O0 build
+    ``file_pass``) still holds a multiplication, is short, and prints WRONG under the wrapper's cicc-O0 build
     and OK under the real nvcc's default build, built alone."""
     (tmp_path / "w").mkdir()
     real = real_nvcc_behind(tmp_path / "w")

@@ -285,7 +285,7 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
         assert campaign.tally.generated == 8, "the budget was spent in an earlier leg"
         campaign.suspects = suspects  # (a host campaign of a right compiler has none of its own)
         asked = []
-        monkeypatch.setattr(triage, "investigate", lambda c, s, deadline: asked.append(s["index"]) or
+        monkeypatch.setattr(triage, "investigate", lambda c, s, deadline, program=None: asked.append(s["index"]) or
                             {"kind": "not-reproduced", "index": s["index"]})
         found = campaign.investigate()
     finally:
@@ -309,3 +309,13 @@ def test_programs_investigated_without_a_campaign_say_so_and_leave_a_state_a_cam
     assert fuzz_cli("--seed", "h", "--max-programs", "8", "--out", str(out), *HOST_ONLY).returncode == 0
     assert [r["index"] for r in records(out)] == list(range(8))
     assert "8 programs" in (out / "findings.md").read_text()
+
+
+def test_a_suspect_s_share_of_the_reduce_budget_takes_up_what_those_before_it_left():
+    """Seven suspects, four side by side, 400 s: the first four have 4/7 of what is left each when they begin; a later
+    one has its share of what is left then (time a quick one did not use goes on), and the last four all of it."""
+    from suitegen.campaigns.fuzz import share
+    assert share(400, 4, 7) == pytest.approx(400 * 4 / 7)
+    assert share(300, 4, 3) == 300 and share(120, 4, 1) == 120  # the last ones: all that is left
+    assert share(390, 4, 5) == pytest.approx(390 * 4 / 5) and share(390, 4, 5) > share(400, 4, 7)  # time goes on
+    assert share(-5, 4, 2) == 0 and share(100, 1, 10) == 10

@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 from suitegen import model, procs
 from suitegen.compilers import modules, observe
 from suitegen.compilers.modules import DeviceBuild
-from suitegen.campaigns import own_file, triage
+from suitegen.campaigns import file_pass, own_file, triage
 from suitegen.engine.stopping import StopRun, handled, held, ignore_stops, invocation
 from suitegen.engine.scheduler import Scheduler
 from suitegen.execute import host_check
@@ -503,9 +503,14 @@ class Campaign:
                 chosen.append((seen[sig], s))
         chosen = [s for _, s in sorted(chosen, key=lambda rs: rs[0])]  # each signature's first suspect first
         width = min(4, len(chosen))
-        share = self.opts.reduce_budget * width / max(1, len(chosen))  # each its fair share of the budget
-        with Scheduler(lambda s: self._investigate_one(s[1], min(deadline, time.monotonic() + share)),
-                       jobs=width) as pool:
+        begun = itertools.count()
+
+        def one(numbered: tuple[int, dict]) -> dict | None:  # its share of what is left, when it begins
+            with self.lock:
+                waiting = len(chosen) - next(begun)
+            return self._investigate_one(numbered[1], time.monotonic() + share(deadline - time.monotonic(), width,
+                                                                               waiting))
+        with Scheduler(one, jobs=width) as pool:
             pool.add(*enumerate(chosen))  # numbered, so findings keep the suspects' order
             findings += [f.result for f in sorted(pool, key=lambda f: f.unit[0]) if f.result is not None]
         for (kind, sig), n in seen.items():
@@ -531,7 +536,7 @@ class Campaign:
                 found = triage.investigate_crash(self, s, deadline)
             else:
                 self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(s['bad'])})")
-                found = triage.investigate(self, s, deadline)
+                found = file_pass.investigate(self, s, deadline)
         except procs.Stopped:
             return None
         except Exception as exc:  # noqa: BLE001 - one suspect's harness error must not lose the others
@@ -542,6 +547,13 @@ class Campaign:
             with self.lock:
                 ResultsFile(self.opts.out, INVESTIGATED).append(found)
         return found
+
+
+def share(left: float, width: int, waiting: int) -> float:
+    """Return the seconds of a suspect that begins with ``left`` seconds of the reduce budget left, ``waiting``
+    suspects (itself among them) not yet begun, ``width`` investigated side by side: a fair share of what is left,
+    so that the time a suspect before it did not use goes to those after it, and the last ``width`` have all of it."""
+    return max(0.0, left) * min(1.0, width / max(1, waiting))
 
 
 def _finding_kept(f) -> bool:

@@ -191,22 +191,6 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
             "why": f"the {good.build} build's reduced program is not memcheck-clean" if fault else ""}
 
 
-def file_pass(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
-    """A campaign's last cut of a finding's reproducer: the whole file, its kernel and ``main`` too, cut as a file of
-    one's own is (``reduce_wrong``), the campaign's ``bad`` build against its ``good`` one, under every build the
-    fuzzer knows. Return that finding where the cut file is shorter, reproduces (built and run again twice) and its
-    good build's program is memcheck-clean; else None (the reproducer as it was stands)."""
-    names = [bad, good, *(n for n in campaign.every_build() if n not in (bad, good))]  # the bad first, then the good
-    folder = Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch))
-    runs = dict(zip(names, campaign.pool.map(
-        lambda n: behave(campaign.tc, campaign.build(n), text, folder / n), names)))
-    if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
-        return None
-    found = reduce_wrong(campaign, text, runs, deadline)
-    shorter = found.get("reproducer", text).count("\n") < text.count("\n")
-    return found if found["kind"] == "wrong-code" and found["reproduces"] and shorter else None
-
-
 def finding(campaign, source: Path, before: str, found: dict) -> dict:
     """Return a reduced file's finding as a campaign files one (what ``fuzz --releases`` ranges and ``fuzz_page``
     publishes): its stage and builds, what goes wrong, its reproducer and the commands that show it."""

@@ -24,7 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from suitegen import procs, resources
-from suitegen.campaigns import own_file
 from suitegen.compilers import cache, diagnostics, modules
 from suitegen.execute import host_check
 from suitegen.model import HARNESS, PROGRAM_FAULT, Compiler, UsageError, digest
@@ -282,9 +281,6 @@ def statuses_alone(campaign, program: ir.Program, builds: list[str] | None = Non
     return out
 
 
-FILE_PASS_LEAST = 20.0  # seconds of a suspect's share the file pass needs: its last checks (twice under every build) come after
-
-
 def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict | None:
     """Confirm a wrong program alone, twice, then reduce it; return the finding (None if it did not repeat).
     ``program``: the program itself, where it is not the campaign's draw of ``suspect["index"]``."""
@@ -315,7 +311,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     small = program
     line_pass = campaign.runner is not None and good and "host-" not in bad + good  # a line pass follows
     now = time.monotonic()
-    if o.reduce and now < deadline:  # the model's reducer first; it leaves the line pass 40% of the time left
+    if o.reduce and now < deadline:  # the model's reducer first: half the time left (then the line and file passes)
         small = reduce.reduce(program, tester, deadline=now + (0.5 if line_pass else 1.0) * (deadline - now))
     exp = reduce.expected(small)
     seconds["model"] = lap()
@@ -345,20 +341,6 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     final = final_form(campaign, text, bad, good, built=None if bad.startswith("host-") else
                        emit.standalone(small, exp, whole=True))
     text = final["reproducer"]
-    seconds["final"] = lap()
-    if o.reduce and line_pass and final["reproduces"] and time.monotonic() < deadline - FILE_PASS_LEAST:
-        cut = own_file.file_pass(campaign, text, bad, good, deadline)  # the whole file, kernel and main too
-        if cut is not None:
-            text, device = cut["reproducer"], set(cut["wrong"] + cut["right"])
-            failing = {b for b in failing if b not in device} | set(cut["wrong"])  # as the file itself shows it
-            passing = {b for b in passing if b not in device} | set(cut["right"])
-            stage = blame(failing, passing)
-            final.update(standalone={n: cut["printed"][n] for n in (bad, good)}, sanitizer={
-                n: cut["sanitizer"][f"reduced {n}"] for n in (bad, good)})
-            if "stack" in final:
-                final["stack"] = {n: stack_use(campaign, campaign.build(n), text) for n in (bad, good)}
-            observed = cut["observed"]
-    seconds["file"] = lap()
     if final["reproduces"] is False and again:  # the campaign's builds show it, no file built alone does
         return {"kind": HARNESS, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "standalone": final["standalone"], "reproducer": text,
@@ -384,7 +366,7 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
             "original_size": reduce.size(program.body) + reduce.size(program.funcs),
             "lines": text.count("\n"), "lines_before_textual": size[1], "textual": line_result,
             "standalone": final["standalone"], "reproduces": final["reproduces"], "sanitizer": final["sanitizer"],
-            "stack": final.get("stack"), "varies": final.get("varies", False), "seconds": seconds,
+            "stack": final.get("stack"), "varies": final.get("varies", False), "seconds": dict(seconds, final=lap()),
             "reproducer": text, "shape": shape(small), "origin": program_origin(program),
             "tags": list(program.tags),
             "toolchain": campaign.tc.version_str, "commands": _commands(campaign, bad, good)}

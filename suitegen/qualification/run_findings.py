@@ -18,7 +18,7 @@ from typing import Callable
 
 from suitegen import model, procs
 from suitegen.compilers.modules import DeviceBuild, target_build
-from suitegen.campaigns import triage
+from suitegen.campaigns import file_pass, triage
 from suitegen.model import GENERATED_RULE, DeviationRef, Outcome, Record, Toolchain, Verdict
 from suitegen.report.repro import TRIAGED, folder_name
 from suitegen.synth import corpus
@@ -107,7 +107,7 @@ def triage_run(records: list[Record], toolchains: list[Toolchain], runner, db_pa
                                                            "log": r.reason[-2000:], "argv": list(commands[-1:])},
                                                    deadline, program=program)
             else:
-                finding = triage.investigate(bench, {"index": index}, deadline, program=program)
+                finding = file_pass.investigate(bench, {"index": index}, deadline, program=program)
         except procs.Stopped:
             raise
         except Exception as exc:  # noqa: BLE001 - one program's harness error must not lose the run's records

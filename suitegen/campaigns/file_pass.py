@@ -1,0 +1,73 @@
+"""The file pass: a campaign's finding cut last as a whole file, its kernel and ``main`` too.
+
+``triage.investigate`` reduces a wrong program through its model and then line by line, but only the program's own
+text (its helpers, declarations and body): the kernel that calls it and the ``main`` that checks it are the
+emitter's, and stay as written. Once the reproducer reproduces as a file built alone, the file pass cuts that file
+whole, as ``suitegen fuzz --reduce FILE`` cuts a file of one's own (``own_file.reduce_wrong``): the campaign's bad
+build against its good one, a witness build beside them, under every build the fuzzer knows. The cut file stands
+where it is shorter, reproduces built alone twice and its good build's program is memcheck-clean; the finding's
+builds, stage and cells are then the cut file's own.
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from suitegen.campaigns import own_file, triage
+
+LEAST = 20.0  # seconds the pass needs of a suspect's share: its last checks (twice under every build) come after
+
+
+def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
+    """Cut a reproducer file whose ``bad`` build is wrong and ``good`` build right; return ``reduce_wrong``'s
+    finding where the cut file is shorter, reproduces and is memcheck-clean, else None."""
+    names = [bad, good, *(n for n in campaign.every_build() if n not in (bad, good))]  # the bad first, then the good
+    folder = Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch))
+    runs = dict(zip(names, campaign.pool.map(
+        lambda n: own_file.behave(campaign.tc, campaign.build(n), text, folder / n), names)))
+    if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
+        return None
+    found = own_file.reduce_wrong(campaign, text, runs, deadline)
+    shorter = found.get("reproducer", text).count("\n") < text.count("\n")
+    return found if found["kind"] == "wrong-code" and found["reproduces"] and shorter else None
+
+
+def applies(campaign, finding: dict, deadline: float) -> bool:
+    """Whether a finding is one the file pass cuts: wrong device code whose file reproduced alone, with a right
+    device build to tell it from, a GPU to run it, and time left."""
+    good = finding.get("good") or ""
+    return (finding.get("kind") == "wrong-code" and finding.get("reproduces") is True and campaign.opts.reduce
+            and campaign.runner is not None and good != "" and "host-" not in finding["bad"] + good
+            and time.monotonic() < deadline - LEAST)
+
+
+def refined(campaign, finding: dict, deadline: float) -> dict:
+    """Return the finding with its reproducer cut as a whole file (``cut``), where the pass applies and keeps one;
+    else the finding as it was. Its ``seconds`` say how long the pass took."""
+    if not applies(campaign, finding, deadline):
+        return finding
+    start = time.monotonic()
+    bad, good = finding["bad"], finding["good"]
+    found = cut(campaign, finding["reproducer"], bad, good, deadline)
+    seconds = dict(finding.get("seconds") or {}, file=round(time.monotonic() - start, 1))
+    if found is None:
+        return dict(finding, seconds=seconds)
+    text, judged = found["reproducer"], set(found["wrong"] + found["right"])
+    failing = sorted({b for b in finding["failing"] if b not in judged} | set(found["wrong"]))  # as the file shows
+    passing = sorted({b for b in finding["passing"] if b not in judged} | set(found["right"]))
+    out = dict(finding, reproducer=text, lines=text.count("\n"), failing=failing, passing=passing,
+               stage=triage.blame(set(failing), set(passing)), observed=found["observed"], seconds=seconds,
+               standalone={n: found["printed"][n] for n in (bad, good)},
+               sanitizer=dict(finding.get("sanitizer") or {}, **{n: found["sanitizer"][f"reduced {n}"]
+                                                                  for n in (bad, good)}))
+    if finding.get("stack"):  # a fault: how much stack the cut file's kernel needs
+        out["stack"] = {n: triage.stack_use(campaign, campaign.build(n), text) for n in (bad, good)}
+    return out
+
+
+def investigate(campaign, suspect: dict, deadline: float, program=None) -> dict | None:
+    """Confirm and reduce a wrong program (``triage.investigate``), then cut its reproducer as a file (``refined``):
+    how a campaign and a run's triage investigate wrong code."""
+    found = triage.investigate(campaign, suspect, deadline, program=program)
+    return found if found is None else refined(campaign, found, deadline)
