@@ -82,9 +82,9 @@ def test_a_fault_under_one_build_is_cut_to_a_short_file_that_shows_it_there_alon
     best = min(found, key=lambda f: f["lines"])
     assert " * " in best["reproducer"].split("int main()")[0] and best["lines"] <= 16, best["reproducer"]
     assert any("file" in f["seconds"] for f in found)
-    src = tmp_path / "r.cu"
-    src.write_text(best["reproducer"])
     for compiler, flags, verdict in ((str(nvcc), ["-Xcicc", "-O0"], "WRONG"), ("nvcc", [], "OK")):
+        src = tmp_path / f"r-{verdict}.cu"  # a file each: the wrapper edits the one it builds
+        src.write_text(best["reproducer"])
         subprocess.run([compiler, "-arch=sm_90", *flags, str(src), "-o", str(tmp_path / verdict)], check=True)
         ran = subprocess.run([str(tmp_path / verdict)], capture_output=True, text=True, timeout=120)
         assert ran.stdout.split()[-2 if verdict == "WRONG" else -1] == verdict, (ran.stdout, best["reproducer"])
