@@ -321,7 +321,7 @@ def test_a_wrong_program_of_ones_own_is_reduced_through_its_own_check(tmp_path, 
 
 
 @needs_gxx
-def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path, fake_nvcc):
+def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path, fake_nvcc, monkeypatch):
     """A campaign's reproducer is cut last as a whole file (``file_pass.cut``): lines the campaign's own passes
     never touch (its check of a CUDA error, cells nothing computes wrong) go where the file still shows the planted
     fault under cicc-O0 alone; the table is refreshed, and the cut file is judged again under every build. Where the
@@ -358,6 +358,12 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
     assert done["stage"] == "ptxas on unoptimised PTX" and done["observed"] == cut["observed"], done
     assert done["standalone"] == {"cicc-O0": "WRONG 1", "default": "OK"} and "file" in done["seconds"], done
     assert done["sanitizer"]["host-asan"] == "clean" and set(done["sanitizer"]) == {"host-asan", "cicc-O0", "default"}
+
+    def broken_pass(*_):
+        raise OSError("no space left on device")
+    monkeypatch.setattr(file_pass, "cut", broken_pass)  # the pass's own error keeps the finding it was to refine
+    kept = file_pass.refined(campaign, finding, time.monotonic() + 120)
+    assert kept["reproducer"] == text and kept["kind"] == "wrong-code" and "no space" in kept["file_pass"], kept
 
 
 # How nvcc reports a sub-tool that died of a signal (its exit status is then 128 + the signal, not negative).

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from suitegen import procs
 from suitegen.campaigns import own_file, triage
 
 LEAST = 20.0  # seconds the pass needs of a suspect's share: its last checks (twice under every build) come after
@@ -44,12 +45,19 @@ def applies(campaign, finding: dict, deadline: float) -> bool:
 
 def refined(campaign, finding: dict, deadline: float) -> dict:
     """Return the finding with its reproducer cut as a whole file (``cut``), where the pass applies and keeps one;
-    else the finding as it was. Its ``seconds`` say how long the pass took."""
+    else the finding as it was (``file_pass``: the pass's own error, where it failed). Its ``seconds`` say how long
+    the pass took."""
     if not applies(campaign, finding, deadline):
         return finding
     start = time.monotonic()
     bad, good = finding["bad"], finding["good"]
-    found = cut(campaign, finding["reproducer"], bad, good, deadline)
+    try:
+        found = cut(campaign, finding["reproducer"], bad, good, deadline)
+    except procs.Stopped:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the pass's harness error must not lose the finding it refines
+        found = None
+        finding = dict(finding, file_pass=f"{type(exc).__name__}: {exc}")
     seconds = dict(finding.get("seconds") or {}, file=round(time.monotonic() - start, 1))
     if found is None:
         return dict(finding, seconds=seconds)
