@@ -64,7 +64,8 @@ def refined(campaign, finding: dict, deadline: float) -> dict:
     text, judged = found["reproducer"], set(found["wrong"] + found["right"])
     failing = sorted({b for b in finding["failing"] if b not in judged} | set(found["wrong"]))  # as the file shows
     passing = sorted({b for b in finding["passing"] if b not in judged} | set(found["right"]))
-    out = dict(finding, reproducer=text, lines=text.count("\n"), failing=failing, passing=passing,
+    out = dict(finding, reproducer=text, lines=text.count("\n"), lines_before_file=finding["lines"],
+               failing=failing, passing=passing,
                stage=triage.blame(set(failing), set(passing)), observed=found["observed"], seconds=seconds,
                standalone={n: found["printed"][n] for n in (bad, good)},
                sanitizer=dict(finding.get("sanitizer") or {}, **{n: found["sanitizer"][f"reduced {n}"]
