@@ -356,6 +356,7 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
     done = file_pass.refined(campaign, finding, time.monotonic() + 120)
     assert done["lines"] < finding["lines"] == done["lines_before_file"], done
     assert done["failing"] == ["cicc-O0"] and "host-O0" in done["passing"], done
+    assert done["reduced"]["failing"] == ["cicc-O0"] and "cicc-O0 wrong" in " ".join(done["targets"].values()), done
     assert done["stage"] == "ptxas on unoptimised PTX" and done["observed"] == cut["observed"], done
     assert done["standalone"] == {"cicc-O0": "WRONG 1", "default": "OK"} and "file" in done["seconds"], done
     assert done["sanitizer"]["host-asan"] == "clean" and set(done["sanitizer"]) == {"host-asan", "cicc-O0", "default"}

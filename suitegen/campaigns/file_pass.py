@@ -22,16 +22,19 @@ LEAST = 20.0  # seconds the pass needs of a suspect's share: its last checks (tw
 
 def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
     """Cut a reproducer file whose ``bad`` build is wrong and ``good`` build right; return ``reduce_wrong``'s
-    finding where the cut file is shorter, reproduces and is memcheck-clean, else None."""
+    finding where the cut file is shorter, reproduces, its good build's program is memcheck-clean, and the builds
+    wrong on it are those wrong on the file; else None."""
     names = [bad, good, *(n for n in campaign.every_build() if n not in (bad, good))]  # the bad first, then the good
     folder = Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch))
     runs = dict(zip(names, campaign.pool.map(
         lambda n: own_file.behave(campaign.tc, campaign.build(n), text, folder / n), names)))
     if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
         return None
-    found = own_file.reduce_wrong(campaign, text, runs, deadline)
+    found = own_file.reduce_wrong(campaign, text, runs, deadline - LEAST)  # its last checks within the deadline
     shorter = found.get("reproducer", text).count("\n") < text.count("\n")
-    return found if found["kind"] == "wrong-code" and found["reproduces"] and shorter else None
+    # the same builds wrong as on the file it cut: its stage, and so its bucket, stay the bug's
+    same = set(found.get("wrong", ())) == {n for n, r in runs.items() if not r.right}
+    return found if found["kind"] == "wrong-code" and found["reproduces"] and shorter and same else None
 
 
 def applies(campaign, finding: dict, deadline: float) -> bool:
@@ -53,20 +56,22 @@ def refined(campaign, finding: dict, deadline: float) -> dict:
     bad, good = finding["bad"], finding["good"]
     try:
         found = cut(campaign, finding["reproducer"], bad, good, deadline)
-    except procs.Stopped:
-        raise
+    except procs.Stopped:  # the finding stands as the triage left it (a resumed campaign keeps it)
+        found, finding = None, dict(finding, file_pass="stopped")
     except Exception as exc:  # noqa: BLE001 - the pass's harness error must not lose the finding it refines
-        found = None
-        finding = dict(finding, file_pass=f"{type(exc).__name__}: {exc}")
+        found, finding = None, dict(finding, file_pass=f"{type(exc).__name__}: {exc}")
     seconds = dict(finding.get("seconds") or {}, file=round(time.monotonic() - start, 1))
     if found is None:
         return dict(finding, seconds=seconds)
     text, judged = found["reproducer"], set(found["wrong"] + found["right"])
     failing = sorted({b for b in finding["failing"] if b not in judged} | set(found["wrong"]))  # as the file shows
     passing = sorted({b for b in finding["passing"] if b not in judged} | set(found["right"]))
+    statuses = {n: "wrong" if n in found["wrong"] else "ok" for n in judged}
     out = dict(finding, reproducer=text, lines=text.count("\n"), lines_before_file=finding["lines"],
-               failing=failing, passing=passing,
-               stage=triage.blame(set(failing), set(passing)), observed=found["observed"], seconds=seconds,
+               failing=failing, passing=passing, reduced={"failing": found["wrong"], "passing": found["right"]},
+               targets=triage.targets(campaign, statuses), varies=found["varies"],
+               stage=triage.blame(set(failing), set(passing)), seconds=seconds,
+               observed=finding["observed"] if finding.get("stack") else found["observed"],  # a fault: as triage says
                standalone={n: found["printed"][n] for n in (bad, good)},
                sanitizer=dict(finding.get("sanitizer") or {}, **{n: found["sanitizer"][f"reduced {n}"]
                                                                   for n in (bad, good)}))

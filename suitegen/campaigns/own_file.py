@@ -169,9 +169,10 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
     small = textual.shrink(text, tells, width=campaign.opts.jobs)
     small = refreshed(campaign, builds[good.build], small) or small
     again = []
-    for k in range(2):  # the reduced file itself, built and run anew: twice
+    for k in range(2):  # the reduced file itself, built and run anew: twice (its builds side by side)
         folder = Path(tempfile.mkdtemp(prefix=f"again{k}", dir=campaign.scratch))
-        again.append({name: behave(campaign.tc, builds[name], small, folder / name) for name in runs})
+        again.append(dict(zip(runs, campaign.pool.map(
+            lambda name: behave(campaign.tc, builds[name], small, folder / name), runs))))
     last = again[-1]
     check.update({f"reduced {name}": triage.sanitized(campaign.tc, last[name].exe) for name in (good.build, bad.build)})
     # What is claimed is what a person sees who runs it: every build right on the original is right on it, both times,
@@ -186,6 +187,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
             "reproducer": small, "reproduces": still, "sanitizer": check,
             "said": {n: r.said() for n, r in last.items()},
             "printed": {n: (r.output.strip().splitlines() or ["(nothing)"])[-1] for n, r in last.items()},
+            "varies": len({a[bad.build].output for a in again}) > 1,  # the wrong build's two runs printed apart
             "observed": [m.group(0) for m in CELL.finditer(last[bad.build].output)][:6] or
             [triage.log_line(last[bad.build].output, triage.FAULT)[:200] or last[bad.build].said()],
             "why": f"the {good.build} build's reduced program is not memcheck-clean" if fault else ""}
