@@ -332,8 +332,9 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     line_result = "not run"
     if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
         judge = FaultTester if rejudged[bad].startswith("run-") else TextTester
-        now = time.monotonic()  # half of what is left: the file pass has the other half
-        lines = reduce_text(judge(campaign, small, bad, good, now + 0.5 * (deadline - now)))
+        now = time.monotonic()  # half of what is left: the file pass has the other half (none for NVRTC's builds)
+        part = 1.0 if campaign.tc.kind is Compiler.NVRTC else 0.5
+        lines = reduce_text(judge(campaign, small, bad, good, now + part * (deadline - now)))
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"] or observed
