@@ -16,6 +16,7 @@ from pathlib import Path
 
 from suitegen import procs
 from suitegen.campaigns import own_file, triage
+from suitegen.synth import emit
 
 LEAST = 20.0  # seconds the pass needs of a suspect's share: its last checks (twice under every build) come after
 
@@ -30,7 +31,8 @@ def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | Non
         lambda n: own_file.behave(campaign.tc, campaign.build(n), text, folder / n), names)))
     if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
         return None
-    found = own_file.reduce_wrong(campaign, text, runs, deadline - LEAST)  # its last checks within the deadline
+    found = own_file.reduce_wrong(campaign, text, runs, deadline - LEAST,  # its last checks within the deadline
+                                  keep=tuple(k for k in (emit.ZEROED, emit.COPIED) if k in text))
     shorter = found.get("reproducer", text).count("\n") < text.count("\n")
     # the same builds wrong as on the file it cut: its stage, and so its bucket, stay the bug's
     same = set(found.get("wrong", ())) == {n for n, r in runs.items() if not r.right}

@@ -101,12 +101,14 @@ class Tells:
     first_bad: Ran
     deadline: float
     no_return: frozenset[str] = frozenset()  # the original's non-void functions without a return
+    keep: tuple[str, ...] = ()  # statements no candidate may lose (a cut could leave what they set undefined)
 
     def one(self, text: str) -> bool:
         c = self.campaign
         # a function that flows off its end is undefined where it is called: none may lose its return (one the original
         # has without a return, never called, may stay)
-        if time.monotonic() > self.deadline or set(textual.missing_returns(text)) - self.no_return:
+        if time.monotonic() > self.deadline or set(textual.missing_returns(text)) - self.no_return or any(
+                k not in text for k in self.keep):
             return False
         folder = Path(tempfile.mkdtemp(prefix="w", dir=c.scratch))
         try:
@@ -152,9 +154,10 @@ def refreshed(campaign, good, text: str) -> str | None:
     return text[:table.start(3)] + ", ".join(f"{v}ull" for v in cells) + text[table.end(3):]
 
 
-def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> dict:
+def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, keep: tuple[str, ...] = ()) -> dict:
     """Reduce a program that some builds of ``runs`` get right and others wrong; return the finding: the good and bad
-    builds, the reduced text, what each build did with it (twice), and compute-sanitizer's word on both."""
+    builds, the reduced text, what each build did with it (twice), and compute-sanitizer's word on both (``keep``:
+    statements every candidate keeps)."""
     builds = {name: campaign.build(name) for name in runs}
     good = next(r for r in runs.values() if r.right)
     bad = next(r for r in runs.values() if r.built and not r.right)
@@ -164,7 +167,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float) -> 
                 "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
     tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline,
-                  frozenset(textual.missing_returns(text)))
+                  frozenset(textual.missing_returns(text)), keep)
     text = present.shortest_kept(text, tells)  # its shortest device form that still tells the builds apart
     small = textual.shrink(text, tells, width=campaign.opts.jobs)
     small = refreshed(campaign, builds[good.build], small) or small

@@ -426,13 +426,18 @@ def standalone(p: ir.Program, expected: list[int], text: str | None = None, whol
     return alone(p, text, whole) + _checking_main(p, expected)
 
 
+# A reproducer's every output cell, zeroed before its kernel runs and copied back after: no cell its kernel leaves
+# unwritten is read uninitialised (a cut of a reproducer keeps both: ``file_pass``).
+ZEROED = "cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8);"
+COPIED = "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);"
+
+
 def _checking_main(p: ir.Program, expected: list[int]) -> str:
     """Return a reproducer's ``main``: it launches the program's kernel once and prints OK or each wrong cell."""
     n = p.cells
     return (STANDALONE_INCLUDE + _table("sg_expect", expected) +
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
-            f"  cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); "
-            "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);\n"
+            f"  {ZEROED} sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); {COPIED}\n"
             "  if (cudaError_t err = cudaGetLastError()) return printf(\"CUDA error: %s\\n\", cudaGetErrorString(err)), 2;\n"
             "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) "
             "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n" + VERDICT_LINE)
