@@ -353,6 +353,7 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
     assert file_pass.refined(campaign, finding, time.monotonic() + 120) is finding  # no GPU: nothing to cut
     campaign.runner = object()
     assert file_pass.refined(campaign, finding, time.monotonic() + 10) is finding  # too little time left
+    monkeypatch.setattr(file_pass, "cut", lambda *_: cut)  # the cut above, not made again
     done = file_pass.refined(campaign, finding, time.monotonic() + 120)
     assert done["lines"] < finding["lines"] == done["lines_before_file"], done
     assert done["failing"] == ["cicc-O0"] and "host-O0" in done["passing"], done
