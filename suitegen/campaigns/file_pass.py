@@ -4,9 +4,10 @@
 text (its helpers, declarations and body): the kernel that calls it and the ``main`` that checks it are the
 emitter's, and stay as written. Once the reproducer reproduces as a file built alone, the file pass cuts that file
 whole, as ``suitegen fuzz --reduce FILE`` cuts a file of one's own (``own_file.reduce_wrong``): the campaign's bad
-build against its good one, a witness build beside them, under every build the fuzzer knows. The cut file stands
-where it is shorter, reproduces built alone twice and its good build's program is memcheck-clean; the finding's
-builds, stage and cells are then the cut file's own.
+build against its good one, a witness build beside them, under every build the fuzzer knows; no cut drops the
+statements that zero the output cells and copy them back (``emit.ZEROED``, ``emit.COPIED``). The cut file stands
+where it is shorter, reproduces built alone twice, its good build's program is memcheck-clean and the builds wrong
+on it are those wrong on the file it cut; the finding's builds, stage and cells are then the cut file's own.
 """
 from __future__ import annotations
 
