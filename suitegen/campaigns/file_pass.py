@@ -27,9 +27,7 @@ def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | Non
     finding where the cut file is shorter, reproduces, its good build's program is memcheck-clean, and the builds
     wrong on it are those wrong on the file; else None."""
     names = [bad, good, *(n for n in campaign.every_build() if n not in (bad, good))]  # the bad first, then the good
-    folder = Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch))
-    runs = dict(zip(names, campaign.pool.map(
-        lambda n: own_file.behave(campaign.tc, campaign.build(n), text, folder / n), names)))
+    runs = own_file.behave_under(campaign, names, text, Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch)))
     if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
         return None
     found = own_file.reduce_wrong(campaign, text, runs, deadline - LEAST,  # its last checks within the deadline

@@ -869,8 +869,7 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, 
     and others wrong, reduce it (``own_file.reduce_wrong``) and write the reduced file, its report and its finding's
     folder (with ``--releases``, ranged)."""
     names = campaign.every_build()  # --builds first, then every other the fuzzer knows: default is tried first
-    runs = dict(zip(names, campaign.pool.map(
-        lambda n: own_file.behave(campaign.tc, campaign.build(n), text, campaign.scratch / f"run-{n}"), names)))
+    runs = own_file.behave_under(campaign, names, text, campaign.scratch / "run")
     said = "\n".join(f"  {name}: {r.said()}" for name, r in runs.items())
     if not any(r.right for r in runs.values()) or all(r.right for r in runs.values() if r.built):
         print(f"fuzz: no build crashes on {source}, and its program (which exits 0 when it is right) does not tell "

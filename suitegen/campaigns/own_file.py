@@ -88,6 +88,14 @@ def behave(toolchain, build, text: str, folder: Path) -> Ran:
                output=done.output[-OUTPUT:], exe=exe)
 
 
+def behave_under(campaign, names, text: str, folder: Path) -> dict[str, Ran]:
+    """Build ``text`` under each of the campaign's builds ``names`` (each in ``folder``/its name) and run it, side by
+    side; return what each made of it, by name."""
+    names = list(names)
+    return dict(zip(names, campaign.pool.map(
+        lambda name: behave(campaign.tc, campaign.build(name), text, folder / name), names)))
+
+
 @dataclass
 class Tells:
     """Whether a candidate text still tells the wrong build from the right one the way the original does, and is
@@ -174,8 +182,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, kee
     again = []
     for k in range(2):  # the reduced file itself, built and run anew: twice (its builds side by side)
         folder = Path(tempfile.mkdtemp(prefix=f"again{k}", dir=campaign.scratch))
-        again.append(dict(zip(runs, campaign.pool.map(
-            lambda name: behave(campaign.tc, builds[name], small, folder / name), runs))))
+        again.append(behave_under(campaign, runs, small, folder))
     last = again[-1]
     check.update({f"reduced {name}": triage.sanitized(campaign.tc, last[name].exe) for name in (good.build, bad.build)})
     # What is claimed is what a person sees who runs it: every build right on the original is right on it, both times,
