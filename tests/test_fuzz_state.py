@@ -15,7 +15,7 @@ from test_fuzz import HOST_ONLY, fuzz_cli, needs_gxx
 from test_stop import alive, wait_for
 from suitegen.compilers import modules
 from suitegen.compilers.toolchain import probe
-from suitegen.campaigns import fuzz, triage
+from suitegen.campaigns import file_pass, fuzz, triage
 from suitegen.report.run_folder import ResultsFile
 
 FILER = """
@@ -264,7 +264,8 @@ def test_a_campaign_against_a_toolchain_that_refuses_every_build_ends_within_its
 def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_stopped(tmp_path, monkeypatch):
     """The budget holds across legs (a campaign stopped after most of it checks only what is left), and a triage
     that a stop cut short goes on from ``investigated.jsonl``: a suspect investigated in an earlier leg is not
-    investigated again, and each finding is there once."""
+    investigated again, each finding is there once, and a finding whose file pass a stop cut short has the pass
+    again, from the finding as it stands."""
     out = tmp_path / "c"
     assert fuzz_cli("--seed", "h", "--max-programs", "8", "--out", str(out), *HOST_ONLY).returncode == 0
     state = json.loads((out / "campaign.json").read_text())
@@ -273,9 +274,12 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
     tc = probe(shutil.which("nvcc"))
     campaign = fuzz.Campaign(tc, fuzz.Options(seed="h", budget=120.0, out=out, builds=(), max_programs=64, jobs=2,
                                                   per_file=8))
-    suspects = [{"kind": "wrong", "index": i, "bad": ["host-O2"]} for i in (3, 5)]
+    suspects = [{"kind": "wrong", "index": i, "bad": ["host-O2"]} for i in (3, 5, 7)]
     ResultsFile(out, fuzz.INVESTIGATED).append(
         {"kind": "flaky", "index": 3, "suspect": fuzz.suspect_key(suspects[0])})  # the earlier leg's finding
+    cut_short = {"kind": "wrong-code", "index": 7, "suspect": "wrong 7", "stage": "ptxas optimiser", "lines": 30,
+                 "failing": ["default"], "reproducer": "int main() {}\n" * 30, "file_pass": "stopped"}
+    ResultsFile(out, fuzz.INVESTIGATED).append(cut_short)  # a stop cut its file pass short: the pass goes on
     for stray in ([1, 2], "x", {"suspect": ["wrong 5"]}, {"suspect": "wrong 5"},
                   {"suspect": "wrong 5", "kind": "error"},
                   {"suspect": "wrong 5", "kind": "wrong-code"}):  # a wrong-code line without its stage: a stray
@@ -284,16 +288,28 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
         campaign.run()
         assert campaign.tally.generated == 8, "the budget was spent in an earlier leg"
         campaign.suspects = suspects  # (a host campaign of a right compiler has none of its own)
-        asked = []
+        asked, cut = [], []
         monkeypatch.setattr(triage, "investigate", lambda c, s, deadline, program=None: asked.append(s["index"]) or
                             {"kind": "not-reproduced", "index": s["index"]})
+        monkeypatch.setattr(file_pass, "refined", lambda c, f, deadline: (cut.append(f) or dict(f, lines=12))
+                            if f["kind"] == "wrong-code" else f)  # as the pass: wrong code alone is cut
         found = campaign.investigate()
     finally:
         campaign.close()
-    assert asked == [5] and sorted(f["index"] for f in found) == [3, 5]
+    assert asked == [5] and sorted(f["index"] for f in found) == [3, 5, 7]
+    assert [f.get("file_pass") for f in cut] == [None] and cut[0]["lines"] == 30  # from the finding, not the program
+    assert next(f for f in found if f["index"] == 7)["lines"] == 12
     lines = [json.loads(line) for line in (out / fuzz.INVESTIGATED).read_text().splitlines()]
     assert [line["suspect"] for line in lines if isinstance(line, dict) and line.get("kind") == "not-reproduced"] == [
         "wrong 5"]
+    assert [line.get("lines") for line in lines if isinstance(line, dict) and line.get("suspect") == "wrong 7"] == [
+        30, 12]  # the later line supersedes: a third leg takes the cut finding up as it stands
+    again = fuzz.Campaign(tc, campaign.opts)
+    try:
+        again.load_state()
+        assert again.investigated["wrong 7"]["lines"] == 12 and "file_pass" not in again.investigated["wrong 7"]
+    finally:
+        again.close()
 
 
 @needs_gxx

@@ -175,11 +175,11 @@ def launches(programs) -> list[tuple[str, int, int, int]]:
 class Campaign:
     """One fuzz campaign: its options, toolchain, GPU runner, findings so far and state on disk."""
 
-    def __init__(self, toolchain: Toolchain, opts: Options, runner=None, say: Callable[[str], None] = print,
+    def __init__(self, toolchain: Toolchain, opts: Options, runner=None, say: Callable[[str], None] | None = None,
                  builds: list[DeviceBuild] | None = None):
         """``builds``: the builds themselves, where they are not ``BUILDS``'s for ``opts.builds`` (a run's triage
         of its generated programs builds them as its config did)."""
-        self.tc, self.opts, self.runner, self.say = toolchain, opts, runner, say
+        self.tc, self.opts, self.runner, self.say = toolchain, opts, runner, say or say_line
         self.builds = builds or [self._for_arch(BUILDS[b]) for b in opts.builds]
         self.tally = Tally()
         self.lock = threading.Lock()
@@ -526,19 +526,23 @@ class Campaign:
         """Investigate one suspect; its finding is appended to ``investigated.jsonl`` as soon as it is known,
         and a harness error becomes a finding of kind ``error`` (never a lost result); a stop is neither."""
         key = suspect_key(s)
-        if key in self.investigated:  # an earlier leg of this campaign investigated it: its finding stands
-            return self.investigated[key]
+        earlier = self.investigated.get(key)  # an earlier leg of this campaign investigated it: its finding stands,
+        if earlier is not None and earlier.get("file_pass") != "stopped":  # unless a stop cut its file pass short
+            return earlier
         if time.monotonic() > deadline or "index" not in s:
-            return None
+            return earlier
         try:
-            if s["kind"] == "crash":
+            if earlier is not None:  # the file pass goes on from the finding the stop left (a later line supersedes it)
+                self.say(f"fuzz: cutting the reproducer of program {s['index']} as a file again (a stop cut it short)")
+                found = file_pass.refined(self, {k: v for k, v in earlier.items() if k != "file_pass"}, deadline)
+            elif s["kind"] == "crash":
                 self.say(f"fuzz: reducing the {s['build']} crash of program {s['index']}")
                 found = triage.investigate_crash(self, s, deadline)
             else:
                 self.say(f"fuzz: confirming and reducing program {s['index']} (wrong under {', '.join(s['bad'])})")
                 found = file_pass.investigate(self, s, deadline)
         except procs.Stopped:
-            return None
+            return earlier
         except Exception as exc:  # noqa: BLE001 - one suspect's harness error must not lose the others
             import traceback
             found = dict(s, kind="error", error=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()[-3000:])
@@ -547,6 +551,12 @@ class Campaign:
             with self.lock:
                 ResultsFile(self.opts.out, INVESTIGATED).append(found)
         return found
+
+
+def say_line(text: str) -> None:
+    """Print a line in one write: the triage's suspects, side by side, say what they do without their lines mixing."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
 
 
 def share(left: float, width: int, waiting: int) -> float:

@@ -33,12 +33,28 @@ __device__ void body(const sg_env &e, unsigned long long *o) {
   unsigned v41 = ((unsigned)(v40));
   unsigned v42 = ((unsigned)((((unsigned short)(v40)) < (!(v40))) << (((unsigned)((unsigned char)(((unsigned short)3855) + e.lane))) & 31u)));
   constexpr int k43 = ((int)((short)((unsigned short)((-174725190) - ((unsigned short)65532)))));
+  switch ((((unsigned)((e.bx ? e.lane : v42) || (((unsigned short)65535) - ((short)12743)))) & 7u)) {
+  default: {
+  } break;
+  }
   if (((bool)((unsigned char)((short)19)))) {
     unsigned short v44 = ((unsigned short)(((unsigned char)((-2147483647) + v1)) + (~(((int)(abs(((int)(e.lane)))))))));
     unsigned char a45[8] = {((unsigned char)(v1 + k43)), ((unsigned char)((short)(v44))), ((unsigned char)((signed char)(v42))), ((unsigned char)((unsigned)(-337902144))), ((unsigned char)(~(t13[(unsigned)((v44 - v42)) % 4u]))), ((unsigned char)(v42 + v40)), ((unsigned char)((int)(min(((int)(t13[(unsigned)((v41 - ((unsigned short)65527))) % 4u])), ((int)(v41)))))), ((unsigned char)(((unsigned)(v44)) << (((unsigned)((short)32767)) & 31u)))};
     int v46 = ((int)(((((signed char)0) + ((short)-23841)) + (a45[(unsigned)(((short)(v44))) % 8u] ^ v41)) - ((int)((short)((unsigned short)17)))));
+    switch ((((unsigned)(((short)7207) | (((unsigned char)8) + ((short)-1047)))) & 3u)) {
+    case 3u: {
+    } break;
+    default: {
+    } break;
+    }
   }
+  signed char v48 = ((signed char)((unsigned char)(!((((signed char)8) / v1)))));
   short v49 = ((short)(((unsigned)(((short)-32767) < true)) << (v1 > v40)));
+  v1 |= ((v49 | v41) >> v42);
+  for (int i54 = 0; i54 < 4 && (long long)i54 < (long long)((e.tx & 3u)); ++i54) {
+    if (((bool)((int)(v49 >> v41)))) {
+    }
+  }
   o[3] = ((unsigned long long)((unsigned)(v42)));
 }
 }  // namespace sg_p16051
@@ -49,6 +65,9 @@ extern "C" __global__ void sg_k_p16051(unsigned long long *sg_out) {
   sg_p16051::body(e, o);
   { __shared__ unsigned sg_s0[1024];
     if ((threadIdx.x >> 12) == 0u) {
+    sg_s0[threadIdx.x] = ((unsigned)o[2]); __syncthreads();
+    unsigned r = sg_s0[(threadIdx.x * 5u + 51u) % blockDim.x]; __syncthreads();
+    o[4] = (unsigned)(((unsigned)o[2]) + r);
   }
   }
 }
@@ -56,5 +75,6 @@ extern "C" __global__ void sg_k_p16051(unsigned long long *sg_out) {
 static const unsigned long long sg_expect[320] = {0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull};
 int main() { const int n = 320; unsigned long long *d, h[320]; int bad = 0;
   cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8); sg_k_p16051<<<2, 32>>>(d); cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);
+  if (cudaError_t err = cudaGetLastError()) return printf("CUDA error: %s\n", cudaGetErrorString(err)), 2;
   for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) printf("cell %d: expected %llu, got %llu\n", i, sg_expect[i], h[i]);
   printf(bad ? "WRONG %d\n" : "OK\n", bad); return bad != 0; }
