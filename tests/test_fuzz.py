@@ -744,6 +744,7 @@ def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_a
 
 
 def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed_release():
+    from suitegen.report import fuzz_page
     from suitegen.report.diff import Entry
 
     def runs(verdicts: str) -> list:
@@ -763,6 +764,21 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
                                                         "in 13.0.48 (the release did not build it)"}
     assert triage.release_range(runs("?....")) == {"b": "right in every release that built it (13.0.88 - 13.5.37); "
                                                         "not judged in 13.0.48 (the release did not build it)"}
+    # bugs that no build and no release tells apart are said to be alike; one bucket's programs are one bug
+    fixed = "wrong in 13.0.48 - 13.4.92; first fixed: 13.5.37"
+    ranges = {"a": fixed, "b": fixed, "c": "wrong in 13.0.48 - 13.3.73; first fixed: 13.4.59", "d": fixed, "e": fixed}
+    found = [{"bucket": k, "kind": "wrong-code", "stage": "ptxas on unoptimised PTX", "failing": ["cicc-O0"]}
+             for k in "aabcd"] + [{"bucket": "e", "kind": "wrong-code", "stage": "ptxas optimiser",
+                                   "failing": ["default"]}]
+    assert triage.alike(found, ranges) == {"a": ["b", "d"], "b": ["a", "d"], "d": ["a", "b"]}
+    assert triage.alike(found, dict(ranges, b="right in every release that built it (13.0.48 - 13.5.37)")) == {
+        "a": ["d"], "d": ["a"]}
+    high = ["cell 0: expected 1, got 18446744069414584321"]  # a symptom of its own (the high word set): another bug
+    assert triage.alike([dict(f, observed=high) if f["bucket"] == "b" else f for f in found], ranges) == {
+        "a": ["d"], "d": ["a"]}
+    page = fuzz_page.reproducers([dict(f, reproducer="x\n", alike=triage.alike(found, ranges).get(f["bucket"], []))
+                                  for f in found])
+    assert page.endswith("3 of them alike in stage, builds and releases (perhaps fewer bugs)"), page
     assert triage.release_range(runs("?????"))["b"].startswith("no release built it; not judged in 13.0.48, 13.0.88")
 
 

@@ -968,14 +968,17 @@ def releases_command(args) -> int:
         if runner is not None:
             runner.close()
     ranges = triage.release_range(runs)
+    alike = triage.alike(saved, ranges)
     text = [f"{judged} findings over {len(versions)} releases ({', '.join(versions)}):"]
-    text += [f"fuzz/{bucket}: {r}" for bucket, r in ranges.items()]
+    text += [f"fuzz/{bucket}: {r}" + (f"; the same stage, builds and releases as {', '.join(alike[bucket])} (perhaps "
+                                      "one bug)" if bucket in alike else "") for bucket, r in ranges.items()]
     text += [c.describe() for c in changes] or ["no finding changed between these releases"]
     (out / "releases.md").write_text("\n".join(text) + "\n")
     if not args.builds_to:  # each finding's report says its range
         for f in saved:
             if f.get("bucket") in ranges:
                 f["releases"] = ranges[f["bucket"]]
+                f["alike"] = alike.get(f["bucket"], [])
         fuzz_page.write(out, json.loads((out / "campaign.json").read_text()) if (out / "campaign.json").is_file()
                         else campaign.state(), saved)
     print("\n".join(text))

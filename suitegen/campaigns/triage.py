@@ -894,6 +894,20 @@ def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
     return records
 
 
+def alike(findings: list[dict], ranges: dict[str, str]) -> dict[str, list[str]]:
+    """Return, for each bug that shares its kind, stage, the builds wrong on it, the class of its wrong values
+    (``symptom``) and its release range with another, the others: reduced programs that differ, yet that no build, no
+    release and no symptom tells apart (perhaps one bug)."""
+    groups: dict[tuple, list[str]] = {}
+    for f in findings:
+        b = f.get("bucket")
+        if isinstance(b, str) and "wrong in" in ranges.get(b, ""):
+            group = groups.setdefault((f.get("kind"), f.get("stage"), tuple(sorted(f.get("failing") or ())),
+                                       symptom(f.get("observed") or []), ranges[b]), [])
+            group += [] if b in group else [b]
+    return {b: [o for o in g if o != b] for g in groups.values() if len(g) > 1 for b in g}
+
+
 def release_range(runs: list[tuple[str, list[Entry]]]) -> dict[str, str]:
     """Return each finding's release range from its verdicts in each release (oldest first): the first and last
     release where it is wrong and the first after that where it is right ("none yet" where none is), and the releases

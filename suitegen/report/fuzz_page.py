@@ -55,7 +55,9 @@ def reproducers(findings: list[dict]) -> str | None:
             f"{lines[-1]} (each the whole file); "
             f"{sum(f.get('reproduces', f.get('reduced_still_differs')) is True for f in bugs)} reproduce built alone "
             f"twice, {sum(clean(f) for f in run)} of the {len(run)} that run are clean under the sanitizers, "
-            f"{sum(bool(f.get('releases')) for f in bugs)} are ranged over releases")
+            f"{sum(bool(f.get('releases')) for f in bugs)} are ranged over releases" +
+            (f", {alike} of them alike in stage, builds and releases (perhaps fewer bugs)" if
+             (alike := sum(bool(f.get("alike")) for f in bugs)) else ""))
 
 
 def write(out: Path, state: dict, findings: list[dict]) -> Path:
@@ -127,6 +129,9 @@ def _markdown(f: dict, suffix: str) -> str:
     builds += [f"- ptxas -v on the kernel, {b} build: {r}" for b, r in (f.get("stack") or {}).items() if r]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
+    if f.get("alike"):
+        builds.append(f"- the same stage, builds and releases as {', '.join(f['alike'])}: perhaps one bug, whose "
+                      "reduced programs differ")
     return "\n".join([f"# {title}", "", *what, "", "## Builds", "", *builds, "", "## Reproduce", "", "```sh",
                       *f.get("commands", []), "```", "", f"## Source (`repro.{suffix}`, {f['lines']} lines)", "",
                       "```cuda" if suffix == "cu" else "```cpp", f["reproducer"].rstrip(), "```", ""])
