@@ -361,6 +361,8 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
     assert done["stage"] == "ptxas on unoptimised PTX" and done["observed"] == cut["observed"], done
     assert done["standalone"] == {"cicc-O0": "WRONG 1", "default": "OK"} and "file" in done["seconds"], done
     assert done["sanitizer"]["host-asan"] == "clean" and set(done["sanitizer"]) == {"host-asan", "cicc-O0", "default"}
+    resumed = file_pass.refined(campaign, dict(finding, seconds={"model": 1.0, "file": 50.0}), time.monotonic() + 120)
+    assert resumed["seconds"]["file"] >= 50.0, resumed["seconds"]  # a pass a stop cut short: its time counts on
 
     def broken_pass(*_):
         raise OSError("no space left on device")
@@ -773,6 +775,8 @@ def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed
     assert triage.alike(found, ranges) == {"a": ["b", "d"], "b": ["a", "d"], "d": ["a", "b"]}
     assert triage.alike(found, dict(ranges, b="right in every release that built it (13.0.48 - 13.5.37)")) == {
         "a": ["d"], "d": ["a"]}
+    crashes = [{"bucket": k, "kind": "crash", "stage": "compiler crash (default)", "failing": ["default"]} for k in "xy"]
+    assert triage.alike(crashes, {"x": fixed, "y": fixed}) == {}  # two crashes: their own lines tell them apart
     high = ["cell 0: expected 1, got 18446744069414584321"]  # a symptom of its own (the high word set): another bug
     assert triage.alike([dict(f, observed=high) if f["bucket"] == "b" else f for f in found], ranges) == {
         "a": ["d"], "d": ["a"]}

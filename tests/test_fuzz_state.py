@@ -274,12 +274,13 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
     tc = probe(shutil.which("nvcc"))
     campaign = fuzz.Campaign(tc, fuzz.Options(seed="h", budget=120.0, out=out, builds=(), max_programs=64, jobs=2,
                                                   per_file=8))
-    suspects = [{"kind": "wrong", "index": i, "bad": ["host-O2"]} for i in (3, 5, 7)]
+    suspects = [{"kind": "wrong", "index": i, "bad": ["host-O0" if i == 9 else "host-O2"]} for i in (3, 5, 7, 9)]
     ResultsFile(out, fuzz.INVESTIGATED).append(
         {"kind": "flaky", "index": 3, "suspect": fuzz.suspect_key(suspects[0])})  # the earlier leg's finding
     cut_short = {"kind": "wrong-code", "index": 7, "suspect": "wrong 7", "stage": "ptxas optimiser", "lines": 30,
                  "failing": ["default"], "reproducer": "int main() {}\n" * 30, "file_pass": "stopped"}
     ResultsFile(out, fuzz.INVESTIGATED).append(cut_short)  # a stop cut its file pass short: the pass goes on
+    ResultsFile(out, fuzz.INVESTIGATED).append(dict(cut_short, index=9, suspect="wrong 9"))  # where it applies
     for stray in ([1, 2], "x", {"suspect": ["wrong 5"]}, {"suspect": "wrong 5"},
                   {"suspect": "wrong 5", "kind": "error"},
                   {"suspect": "wrong 5", "kind": "wrong-code"}):  # a wrong-code line without its stage: a stray
@@ -293,10 +294,12 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
                             {"kind": "not-reproduced", "index": s["index"]})
         monkeypatch.setattr(file_pass, "refined", lambda c, f, deadline: (cut.append(f) or dict(f, lines=12))
                             if f["kind"] == "wrong-code" else f)  # as the pass: wrong code alone is cut
+        monkeypatch.setattr(file_pass, "applies", lambda c, f, deadline: f["index"] == 7)  # 9: no GPU, say
         found = campaign.investigate()
     finally:
         campaign.close()
-    assert asked == [5] and sorted(f["index"] for f in found) == [3, 5, 7]
+    assert asked == [5] and sorted(f["index"] for f in found) == [3, 5, 7, 9]
+    assert next(f for f in found if f["index"] == 9)["file_pass"] == "stopped"  # no pass made: the mark stays
     assert [f.get("file_pass") for f in cut] == [None] and cut[0]["lines"] == 30  # from the finding, not the program
     assert next(f for f in found if f["index"] == 7)["lines"] == 12
     lines = [json.loads(line) for line in (out / fuzz.INVESTIGATED).read_text().splitlines()]
@@ -308,6 +311,7 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
     try:
         again.load_state()
         assert again.investigated["wrong 7"]["lines"] == 12 and "file_pass" not in again.investigated["wrong 7"]
+        assert again.investigated["wrong 9"]["file_pass"] == "stopped"
     finally:
         again.close()
 

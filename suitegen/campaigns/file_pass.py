@@ -61,7 +61,8 @@ def refined(campaign, finding: dict, deadline: float) -> dict:
         found, finding = None, dict(finding, file_pass="stopped")
     except Exception as exc:  # noqa: BLE001 - the pass's harness error must not lose the finding it refines
         found, finding = None, dict(finding, file_pass=f"{type(exc).__name__}: {exc}")
-    seconds = dict(finding.get("seconds") or {}, file=round(time.monotonic() - start, 1))
+    before = (finding.get("seconds") or {}).get("file", 0.0)  # a pass a stop cut short, in an earlier leg
+    seconds = dict(finding.get("seconds") or {}, file=round(before + time.monotonic() - start, 1))
     if found is None:
         return dict(finding, seconds=seconds)
     text, judged = found["reproducer"], set(found["wrong"] + found["right"])

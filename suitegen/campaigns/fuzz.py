@@ -531,10 +531,13 @@ class Campaign:
             return earlier
         if time.monotonic() > deadline or "index" not in s:
             return earlier
+        rest = None if earlier is None else {k: v for k, v in earlier.items() if k != "file_pass"}
+        if earlier is not None and not file_pass.applies(self, rest, deadline):  # no pass here: the mark stays
+            return earlier
         try:
             if earlier is not None:  # the file pass goes on from the finding the stop left (a later line supersedes it)
                 self.say(f"fuzz: cutting the reproducer of program {s['index']} as a file again (a stop cut it short)")
-                found = file_pass.refined(self, {k: v for k, v in earlier.items() if k != "file_pass"}, deadline)
+                found = file_pass.refined(self, rest, deadline)
             elif s["kind"] == "crash":
                 self.say(f"fuzz: reducing the {s['build']} crash of program {s['index']}")
                 found = triage.investigate_crash(self, s, deadline)
@@ -968,7 +971,7 @@ def releases_command(args) -> int:
         if runner is not None:
             runner.close()
     ranges = triage.release_range(runs)
-    alike = triage.alike(saved, ranges)
+    alike = triage.alike(findings, ranges)  # one finding a bug: its shortest
     text = [f"{judged} findings over {len(versions)} releases ({', '.join(versions)}):"]
     text += [f"fuzz/{bucket}: {r}" + (f"; the same stage, builds and releases as {', '.join(alike[bucket])} (perhaps "
                                       "one bug)" if bucket in alike else "") for bucket, r in ranges.items()]

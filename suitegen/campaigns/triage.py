@@ -895,13 +895,13 @@ def release_verdicts(runner, builds: list[dict]) -> list[Entry]:
 
 
 def alike(findings: list[dict], ranges: dict[str, str]) -> dict[str, list[str]]:
-    """Return, for each bug that shares its kind, stage, the builds wrong on it, the class of its wrong values
-    (``symptom``) and its release range with another, the others: reduced programs that differ, yet that no build, no
-    release and no symptom tells apart (perhaps one bug)."""
+    """Return, for each bug (one finding a bucket) that shares its kind, stage, the builds wrong on it, the class of
+    its wrong values (``symptom``) and its release range with another, the others: reduced programs that differ, yet
+    that no build, no release and no symptom tells apart (perhaps one bug). A crash is told apart by its own line."""
     groups: dict[tuple, list[str]] = {}
     for f in findings:
         b = f.get("bucket")
-        if isinstance(b, str) and "wrong in" in ranges.get(b, ""):
+        if isinstance(b, str) and f.get("kind") != "crash" and "wrong in" in ranges.get(b, ""):  # a crash: its line
             group = groups.setdefault((f.get("kind"), f.get("stage"), tuple(sorted(f.get("failing") or ())),
                                        symptom(f.get("observed") or []), ranges[b]), [])
             group += [] if b in group else [b]
