@@ -351,7 +351,9 @@ def test_a_campaign_s_last_cut_takes_the_whole_file_kernel_and_main_too(tmp_path
                "observed": ["cell 1: expected 1, got 7", "cell 3: expected 4, got 9"], "seconds": {"model": 1.0},
                "sanitizer": {"host-asan": "clean"}}
     assert file_pass.refined(campaign, finding, time.monotonic() + 120) is finding  # no GPU: nothing to cut
+    assert not file_pass.follows(campaign)  # so the triage's line pass has all the time the model's reducer left
     campaign.runner = object()
+    assert file_pass.follows(campaign)  # a GPU, nvcc's whole-file builds: the pass takes its part of the line pass's
     assert file_pass.refined(campaign, finding, time.monotonic() + 10) is finding  # too little time left
     monkeypatch.setattr(file_pass, "cut", lambda *_: cut)  # the cut above, not made again
     done = file_pass.refined(campaign, finding, time.monotonic() + 120)

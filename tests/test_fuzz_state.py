@@ -290,8 +290,8 @@ def test_a_resumed_campaign_keeps_its_budget_and_takes_its_triage_up_where_it_st
         assert campaign.tally.generated == 8, "the budget was spent in an earlier leg"
         campaign.suspects = suspects  # (a host campaign of a right compiler has none of its own)
         asked, cut = [], []
-        monkeypatch.setattr(triage, "investigate", lambda c, s, deadline, program=None: asked.append(s["index"]) or
-                            {"kind": "not-reproduced", "index": s["index"]})
+        monkeypatch.setattr(triage, "investigate", lambda c, s, deadline, program=None, later=0:
+                            asked.append(s["index"]) or {"kind": "not-reproduced", "index": s["index"]})
         monkeypatch.setattr(file_pass, "refined", lambda c, f, deadline: (cut.append(f) or dict(f, lines=12))
                             if f["kind"] == "wrong-code" else f)  # as the pass: wrong code alone is cut
         monkeypatch.setattr(file_pass, "applies", lambda c, f, deadline: f["index"] == 7)  # 9: no GPU, say

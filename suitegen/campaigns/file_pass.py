@@ -17,9 +17,11 @@ from pathlib import Path
 
 from suitegen import procs
 from suitegen.campaigns import own_file, triage
+from suitegen.model import Compiler
 from suitegen.synth import emit
 
 LEAST = 20.0  # seconds the pass needs of a suspect's share: its last checks (twice under every build) come after
+PART = 0.5  # the pass's part of what is left of a suspect's share when the triage's line pass begins
 
 
 def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
@@ -38,13 +40,18 @@ def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | Non
     return found if found["kind"] == "wrong-code" and found["reproduces"] and shorter and same else None
 
 
+def follows(campaign) -> bool:
+    """Whether the pass can follow a campaign's triage at all: reduction on, a GPU to run a file, and builds that make
+    whole files (NVRTC compiles device code alone)."""
+    return bool(campaign.opts.reduce) and campaign.runner is not None and campaign.tc.kind is not Compiler.NVRTC
+
+
 def applies(campaign, finding: dict, deadline: float) -> bool:
     """Whether a finding is one the file pass cuts: wrong device code whose file reproduced alone, with a right
     device build to tell it from, a GPU to run it, and time left."""
     good = finding.get("good") or ""
-    return (finding.get("kind") == "wrong-code" and finding.get("reproduces") is True and campaign.opts.reduce
-            and campaign.runner is not None and good != "" and "host-" not in finding["bad"] + good
-            and time.monotonic() < deadline - LEAST)
+    return (finding.get("kind") == "wrong-code" and finding.get("reproduces") is True and follows(campaign)
+            and good != "" and "host-" not in finding["bad"] + good and time.monotonic() < deadline - LEAST)
 
 
 def refined(campaign, finding: dict, deadline: float) -> dict:
@@ -85,5 +92,5 @@ def refined(campaign, finding: dict, deadline: float) -> dict:
 def investigate(campaign, suspect: dict, deadline: float, program=None) -> dict | None:
     """Confirm and reduce a wrong program (``triage.investigate``), then cut its reproducer as a file (``refined``):
     how a campaign and a run's triage investigate wrong code."""
-    found = triage.investigate(campaign, suspect, deadline, program=program)
+    found = triage.investigate(campaign, suspect, deadline, program=program, later=PART if follows(campaign) else 0.0)
     return found if found is None else refined(campaign, found, deadline)

@@ -281,9 +281,11 @@ def statuses_alone(campaign, program: ir.Program, builds: list[str] | None = Non
     return out
 
 
-def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict | None:
+def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | None = None,
+                later: float = 0.0) -> dict | None:
     """Confirm a wrong program alone, twice, then reduce it; return the finding (None if it did not repeat).
-    ``program``: the program itself, where it is not the campaign's draw of ``suspect["index"]``."""
+    ``program``: the program itself, where it is not the campaign's draw of ``suspect["index"]``; ``later``: the
+    part of what is left when the line pass begins that the caller's own later pass takes (``file_pass``)."""
     o = campaign.opts
     program = program or populate.generate(o.seed, suspect["index"], o.policy)
     clock = [time.monotonic()]  # when each step ended: the finding says how long each took
@@ -332,9 +334,8 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
     line_result = "not run"
     if o.reduce and line_pass and time.monotonic() < deadline:  # line by line: the good build and UBSan judge
         judge = FaultTester if rejudged[bad].startswith("run-") else TextTester
-        now = time.monotonic()  # half of what is left: the file pass has the other half (none for NVRTC's builds)
-        part = 1.0 if campaign.tc.kind is Compiler.NVRTC else 0.5
-        lines = reduce_text(judge(campaign, small, bad, good, now + part * (deadline - now)))
+        now = time.monotonic()  # what is left, but the later pass's part
+        lines = reduce_text(judge(campaign, small, bad, good, now + (1.0 - later) * (deadline - now)))
         line_result = lines["why"] or "kept"
         if "reproducer" in lines and lines["reduced_still_differs"]:  # else the model's form stands
             text, observed = lines["reproducer"], lines["observed"] or observed
