@@ -5,7 +5,8 @@ text (its helpers, declarations and body): the kernel that calls it and the ``ma
 emitter's, and stay as written. Once the reproducer reproduces as a file built alone, the file pass cuts that file
 whole, as ``suitegen fuzz --reduce FILE`` cuts a file of one's own (``own_file.reduce_wrong``): the campaign's bad
 build against its good one, a witness build beside them, under every build the fuzzer knows; no cut drops the
-statements that zero the output cells and copy them back (``emit.ZEROED``, ``emit.COPIED``). The cut file stands
+statements that zero the output cells and copy them back, nor the check that says a failed launch as a CUDA error
+(``emit.ZEROED``, ``emit.COPIED``, ``emit.CHECKED``). The cut file stands
 where it is shorter, reproduces built alone twice, its good build's program is memcheck-clean and the builds wrong
 on it are those wrong on the file it cut; the finding's builds, stage and cells are then the cut file's own.
 """
@@ -22,6 +23,7 @@ from suitegen.synth import emit
 
 LEAST = 20.0  # seconds the pass needs of a suspect's share: its last checks (twice under every build) come after
 PART = 0.5  # the pass's part of what is left of a suspect's share when the triage's line pass begins
+KEPT = (emit.ZEROED, emit.COPIED, emit.CHECKED)  # what no cut may drop: the cells zeroed, copied back, the check
 
 
 def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
@@ -33,7 +35,7 @@ def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | Non
     if runs[bad].right or not runs[bad].built or not runs[good].right:  # the file no longer shows it as it did
         return None
     found = own_file.reduce_wrong(campaign, text, runs, deadline - LEAST,  # its last checks within the deadline
-                                  keep=tuple(k for k in (emit.ZEROED, emit.COPIED) if k in text))
+                                  keep=tuple(k for k in KEPT if k in text))
     shorter = found.get("reproducer", text).count("\n") < text.count("\n")
     # the same builds wrong as on the file it cut: its stage, and so its bucket, stay the bug's
     same = set(found.get("wrong", ())) == {n for n, r in runs.items() if not r.right}

@@ -427,9 +427,11 @@ def standalone(p: ir.Program, expected: list[int], text: str | None = None, whol
 
 
 # A reproducer's every output cell, zeroed before its kernel runs and copied back after: no cell its kernel leaves
-# unwritten is read uninitialised (a cut of a reproducer keeps both: ``file_pass``).
+# unwritten is read uninitialised; and the check that a failed launch or copy is said as a CUDA error, not as wrong
+# cells (a cut of a reproducer keeps all three: ``file_pass``).
 ZEROED = "cudaMalloc(&d, n * 8); cudaMemset(d, 0, n * 8);"
 COPIED = "cudaMemcpy(h, d, n * 8, cudaMemcpyDeviceToHost);"
+CHECKED = 'if (cudaError_t err = cudaGetLastError()) return printf("CUDA error: %s\\n", cudaGetErrorString(err)), 2;'
 
 
 def _checking_main(p: ir.Program, expected: list[int]) -> str:
@@ -438,7 +440,7 @@ def _checking_main(p: ir.Program, expected: list[int]) -> str:
     return (STANDALONE_INCLUDE + _table("sg_expect", expected) +
             f"int main() {{ const int n = {n}; unsigned long long *d, h[{n}]; int bad = 0;\n"
             f"  {ZEROED} sg_k_{p.name}<<<{p.blocks}, {p.threads}>>>(d); {COPIED}\n"
-            "  if (cudaError_t err = cudaGetLastError()) return printf(\"CUDA error: %s\\n\", cudaGetErrorString(err)), 2;\n"
+            f"  {CHECKED}\n"
             "  for (int i = 0; i < n; ++i) if (h[i] != sg_expect[i] && bad++ < 4) "
             "printf(\"cell %d: expected %llu, got %llu\\n\", i, sg_expect[i], h[i]);\n" + VERDICT_LINE)
 
