@@ -1,8 +1,8 @@
 #!/bin/sh
 # The GPU checks a session that touches execution runs on the GPU machine, in one call:
 #   benchmarks/gpu_session.sh OUT [tests|quick|nvrtc|reference|clang|nightly|nightly-K-N|ref-nightly-K-N ...]
-# tests: the GPU-marked tests (-n $GPU_TESTS_N, default 6; -v, so that each test's outcome is in the log even
-# where a time limit stops the run: give it SIGINT, as `timeout -s INT`, and pytest still writes its summary);
+# tests: the GPU-marked tests (-n $GPU_TESTS_N, default 6; -v, so that each test's outcome is in the log; stopped
+# with SIGINT after $GPU_TESTS_LIMIT seconds, default 480, so that pytest still writes its summary);
 # quick: the quick profile with execution (batched, cold private cache);
 # nvrtc: the quick profile compiled by the toolkit's own NVRTC (beside the nvcc on PATH), with execution;
 # reference: the quick profile with execution from .ref/ (a `git archive` of an earlier commit, for verdict
@@ -23,8 +23,8 @@ nproc
 for step in "$@"; do
   start=$(date +%s)
   case "$step" in
-    tests) python3 -m pytest -m gpu tests -v -p no:cacheprovider -n "${GPU_TESTS_N:-6}" -rfE --durations=12 \
-           > "$out/tests.log" 2>&1 ;;
+    tests) timeout -k 20 -s INT "${GPU_TESTS_LIMIT:-480}" python3 -m pytest -m gpu tests -v -p no:cacheprovider \
+           -n "${GPU_TESTS_N:-6}" -rfE --durations=12 > "$out/tests.log" 2>&1 ;;
     quick) SUITEGEN_TRACE_CHILDREN="$out/quick-trace.jsonl" python3 -m suitegen run --profile quick -q \
            --out "$out/quick" > "$out/quick.log" 2>&1
            python3 benchmarks/children.py "$out/quick-trace.jsonl" >> "$out/quick.log" ;;
