@@ -1,6 +1,7 @@
 """Stopping and resuming: SIGTERM and SIGHUP stop a run like Ctrl-C, no child outlives it, every item
 ends with exactly one record, and a run folder belongs to one live run. Driven by fake toolchains."""
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -89,6 +90,28 @@ def test_signal_stops_kills_children_and_resumes_to_one_record_per_item(hanging,
     assert resumed.returncode == 1, resumed.stderr  # the fake accepts the negative cases: FAIL
     records = [json.loads(line) for line in lines(out)]
     assert len(records) == 24 and len({(r["case_key"], r["config_key"]) for r in records}) == 24
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+def test_a_pytest_session_stopped_by_sigterm_says_so_writes_its_junit_and_leaves_no_child(hanging, tmp_path, xdist):
+    """``pytest --suitegen`` on a farm whose scheduler stops the job with SIGTERM (to its process group): the session
+    stops as on Ctrl-C, pytest still writes its summary and JUnit file, and no compile outlives it."""
+    base, _, pids = hanging
+    nvcc, orc, tpl = (base[base.index(o) + 1] for o in ("--nvcc", "--oracle", "--templates"))
+    out, junit = tmp_path / "run", tmp_path / "junit.xml"
+    python = os.path.abspath(sys.executable)  # run from tmp_path
+    proc = subprocess.Popen([python, "-m", "pytest", "-p", "no:cacheprovider", "--suitegen", orc,
+                             "--suitegen-templates", tpl, "--suitegen-nvcc", nvcc, "--suitegen-std", "c++17,c++20",
+                             "--suitegen-arch", "sm_90", "--suitegen-out", str(out), "--junitxml", str(junit),
+                             *xdist], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    wait_for(lambda: pids.read_text().split(), proc=proc)  # a compile hangs
+    os.killpg(proc.pid, signal.SIGTERM)  # the session's group: the controller and its xdist workers
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "stopped by SIGTERM" in stdout, (stdout, stderr)
+    assert junit.is_file() and "<testsuite" in junit.read_text()
+    children = [int(p) for p in pids.read_text().split()]
+    wait_for(lambda: not any(alive(p) for p in children), timeout=10)
 
 
 def test_a_line_cut_short_by_a_crash_is_dropped_and_the_item_redone(hanging, tmp_path):

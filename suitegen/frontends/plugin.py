@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from suitegen.engine import options
 
 SECTIONS = "sections.toml"  # marks an oracle folder
 MARKER = "suitegen_gpu"
+_STOPPING_CHILDREN = False  # whether a session of this process uses suitegen: a stop then kills its children
 
 
 def pytest_addoption(parser):
@@ -43,6 +46,11 @@ def pytest_configure(config):
     config._suitegen_active = bool(config.getoption("suitegen", False)) or _collects_corpus(config)
     if not _active(config):
         return
+    global _STOPPING_CHILDREN
+    _STOPPING_CHILDREN = True
+    if threading.current_thread() is threading.main_thread():  # a scheduler's SIGTERM stops it as Ctrl-C does
+        config._suitegen_signals = {s: signal.signal(s, _interrupted) for s in (signal.SIGTERM, signal.SIGHUP)
+                                    if signal.getsignal(s) == signal.SIG_DFL}
     config.addinivalue_line("markers", f"{MARKER}: a suitegen item that runs a program on a GPU")
     worker = getattr(config, "workerinput", {}).get("workerid")
     if worker:
@@ -97,7 +105,23 @@ def pytest_sessionstart(session):
             _configs(config, None)
 
 
+def _interrupted(signum, frame):
+    """SIGTERM or SIGHUP (a farm's time limit, a closed terminal): the session stops as on Ctrl-C, so pytest still
+    writes its summary and its JUnit file (``pytest_keyboard_interrupt`` stops the compiles under way)."""
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+
+def pytest_keyboard_interrupt(excinfo):
+    """A stopped suitegen session leaves no compile or run of its own behind (each runs in a process group of its
+    own, which a terminal's Ctrl-C does not reach)."""
+    if _STOPPING_CHILDREN:
+        from suitegen import procs
+        procs.stop_all()
+
+
 def pytest_unconfigure(config):
+    for s, handler in getattr(config, "_suitegen_signals", {}).items():
+        signal.signal(s, handler)
     from_session = getattr(config, "_suitegen_session", None)
     if from_session is not None:
         from_session.close()
