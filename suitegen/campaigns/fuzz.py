@@ -527,13 +527,12 @@ class Campaign:
         and a harness error becomes a finding of kind ``error`` (never a lost result); a stop is neither."""
         key = suspect_key(s)
         earlier = self.investigated.get(key)  # an earlier leg of this campaign investigated it: its finding stands,
-        if earlier is not None and earlier.get("file_pass") != "stopped":  # unless a stop cut its file pass short
-            return earlier
-        if time.monotonic() > deadline or "index" not in s:
-            return earlier
-        rest = None if earlier is None else {k: v for k, v in earlier.items() if k != "file_pass"}
-        if earlier is not None and not file_pass.applies(self, rest, deadline):  # no pass here: the mark stays
-            return earlier
+        if earlier is not None:  # unless a stop cut its file pass short and the pass can go on here
+            rest = {k: v for k, v in earlier.items() if k != "file_pass"}
+            if earlier.get("file_pass") != "stopped" or not file_pass.applies(self, rest, deadline):
+                return earlier  # (a pass that cannot go on leaves the mark)
+        elif time.monotonic() > deadline or "index" not in s:
+            return None
         try:
             if earlier is not None:  # the file pass goes on from the finding the stop left (a later line supersedes it)
                 self.say(f"fuzz: cutting the reproducer of program {s['index']} as a file again (a stop cut it short)")

@@ -905,7 +905,8 @@ def alike(findings: list[dict], ranges: dict[str, str]) -> dict[str, list[str]]:
         if isinstance(b, str) and f.get("kind") != "crash" and "wrong in" in ranges.get(b, ""):  # a crash: its line
             group = groups.setdefault((f.get("kind"), f.get("stage"), tuple(sorted(f.get("failing") or ())),
                                        symptom(f.get("observed") or []), ranges[b]), [])
-            group += [] if b in group else [b]
+            if b not in group:
+                group.append(b)
     return {b: [o for o in g if o != b] for g in groups.values() if len(g) > 1 for b in g}
 
 
