@@ -7,6 +7,7 @@ its page, ``findings.md`` and reproducer folders written again by ``fuzz_page.wr
 campaign its ``COMMANDS`` (what was run, as given), its last line and its table of distinct bugs; per ``fuzz --reduce``
 folder each reduced file's first line and size; per findings database its buckets.
 """
+import argparse
 import json
 import re
 import sys
@@ -72,4 +73,7 @@ def main(root: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent / "findings"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=Path(__file__).resolve().parent / "findings",
+                        help="the findings folder (default: benchmarks/findings)")
+    main(parser.parse_args().folder)
