@@ -47,11 +47,14 @@ def test_a_planted_nvcc_fault_is_confirmed_and_reduced(tmp_path):
 
 def test_a_reproducer_s_device_forms_compute_what_it_computes(tmp_path):
     """Every device form of the reproducers of 24 generated programs (every policy) prints OK on the GPU: the forms
-    a finding may be reported in keep the device meaning of the file the reduction judged (built side by side)."""
+    a finding may be reported in keep the device meaning of the file the reduction judged (built side by side); and
+    the shortest form of each is clean under compute-sanitizer's tools, as a right build's program must be (no race,
+    no barrier in divergent code, no read of unwritten memory: else the triage would call our programs at fault)."""
     from concurrent.futures import ThreadPoolExecutor
     from suitegen.compilers import toolchain
     from suitegen.campaigns.fuzz import BUILDS
     from suitegen.compilers.modules import build_program
+    from suitegen.execute import sanitizer
     from suitegen.synth import emit, policies, populate, present, reduce
     tc = toolchain.probe(toolchain.discover()[0])
 
@@ -61,7 +64,10 @@ def test_a_reproducer_s_device_forms_compute_what_it_computes(tmp_path):
         if exe is None:
             return policy, "did not build", log[-2000:]
         ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-        return None if ran.stdout.strip().endswith("OK") else (policy, ran.stdout, form)
+        if not ran.stdout.strip().endswith("OK"):
+            return policy, ran.stdout, form
+        said = sanitizer.judged(tc, exe) if name.endswith("-0") else "clean"
+        return None if sanitizer.clean(said) else (policy, said, form)
     items = []
     for k in range(24):
         program = populate.generate("forms-gpu", k, sorted(policies.POLICIES)[k % len(policies.POLICIES)])
@@ -99,3 +105,46 @@ def test_a_fault_under_one_build_is_cut_to_a_short_file_that_shows_it_there_alon
         subprocess.run([compiler, "-arch=sm_90", *flags, str(src), "-o", str(tmp_path / verdict)], check=True)
         ran = subprocess.run([str(tmp_path / verdict)], capture_output=True, text=True, timeout=120)
         assert ran.stdout.split()[-2 if verdict == "WRONG" else -1] == verdict, (ran.stdout, best["reproducer"])
+
+
+MAIN = """
+int main() {
+  unsigned *d; cudaMalloc(&d, 128 * sizeof(unsigned)); INIT
+  k<<<1, 64>>>(d); cudaDeviceSynchronize();
+  unsigned h[64]; cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost); printf("%u\\n", h[0]); return 0;
+}
+"""
+# one kernel body (of two warps) per tool, undefined or indeterminate in the way that tool finds, and a clean one; and
+# whether main zeroes the buffer first
+SANITIZED = {
+    "clean": ("__shared__ unsigned s[64]; s[threadIdx.x] = threadIdx.x; __syncthreads(); "
+              "o[threadIdx.x] = s[63 - threadIdx.x];", True),
+    "memcheck": ("o[threadIdx.x + (1u << 20)] = 1u;", True),
+    "racecheck": ("__shared__ unsigned s[64]; s[threadIdx.x] = threadIdx.x; "
+                  "o[threadIdx.x] = s[63 - threadIdx.x];", True),  # the clean one without its barrier
+    "synccheck": ("if (threadIdx.x < 16) __syncthreads(); o[threadIdx.x] = 1u;", True),
+    "initcheck": ("o[threadIdx.x] = o[threadIdx.x + 64] + 1u;", False),
+}
+
+
+@pytest.mark.parametrize("name", list(SANITIZED))
+def test_compute_sanitizer_s_tools_each_find_their_kind_of_undefined_program(name, tmp_path):
+    """A right build's program is judged by memcheck, racecheck, synccheck and initcheck: each finds the fault of its
+    kind (out of bounds, a shared-memory race, a barrier in divergent code, a read of unwritten global memory), named
+    with the tool, and a program with none of them is clean under all four."""
+    from suitegen.campaigns.fuzz import BUILDS
+    from suitegen.compilers import toolchain
+    from suitegen.compilers.modules import build_program
+    from suitegen.execute import sanitizer
+    tc = toolchain.probe(toolchain.discover()[0])
+    body, written = SANITIZED[name]
+    source = ("#include <cstdio>\n__global__ void k(unsigned *o) { " + body + " }\n"
+              + MAIN.replace("INIT", "cudaMemset(d, 0, 128 * sizeof(unsigned));" if written else ""))
+    exe, log = build_program(tc, BUILDS["default"], source, tmp_path)
+    assert exe is not None, log
+    said = sanitizer.judged(tc, exe)
+    if name == "clean":
+        assert said == "clean (memcheck, racecheck, synccheck, initcheck)" and sanitizer.clean(said)
+    else:
+        assert said.startswith(f"errors ({name}): ") and not sanitizer.clean(said), said
+        assert sanitizer.judged(tc, exe, (name,)) == said  # the tool alone finds it too

@@ -79,8 +79,9 @@ exit 0
 
 def _without_venv_on_path() -> dict:
     """Return the environment with this interpreter's bin folder off PATH (a venv that is not activated)."""
-    here = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != here)}
+    here = Path(sys.executable).parent.resolve()  # a PATH entry may name it relatively (PATH=.venv/bin:$PATH)
+    return {**os.environ, "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                                                  if not p or Path(p).resolve() != here)}
 
 
 def test_a_stop_and_a_resume_report_what_each_leg_did(fake_nvcc, mini_oracle, tmp_path):

@@ -6,9 +6,9 @@ emitter's, and stay as written. Once the reproducer reproduces as a file built a
 whole, as ``suitegen fuzz --reduce FILE`` cuts a file of one's own (``own_file.reduce_wrong``): the campaign's bad
 build against its good one, a witness build beside them, under every build the fuzzer knows; no cut drops the
 statements that zero the output cells and copy them back, nor the check that says a failed launch as a CUDA error
-(``emit.ZEROED``, ``emit.COPIED``, ``emit.CHECKED``). The cut file stands
-where it is shorter, reproduces built alone twice, its good build's program is memcheck-clean and the builds wrong
-on it are those wrong on the file it cut; the finding's builds, stage and cells are then the cut file's own.
+(``emit.ZEROED``, ``emit.COPIED``, ``emit.CHECKED``). The cut file stands where it is shorter, reproduces built alone
+twice, its good build's program is clean under compute-sanitizer's tools (``sanitizer.RIGHT``) and the builds wrong on
+it are those wrong on the file it cut; the finding's builds, stage and cells are then the cut file's own.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ KEPT = (emit.ZEROED, emit.COPIED, emit.CHECKED)  # what no cut may drop: the cel
 
 def cut(campaign, text: str, bad: str, good: str, deadline: float) -> dict | None:
     """Cut a reproducer file whose ``bad`` build is wrong and ``good`` build right; return ``reduce_wrong``'s
-    finding where the cut file is shorter, reproduces, its good build's program is memcheck-clean, and the builds
+    finding where the cut file is shorter, reproduces, its good build's program is sanitizer-clean, and the builds
     wrong on it are those wrong on the file; else None."""
     names = [bad, good, *(n for n in campaign.every_build() if n not in (bad, good))]  # the bad first, then the good
     runs = own_file.behave_under(campaign, names, text, Path(tempfile.mkdtemp(prefix="file", dir=campaign.scratch)))

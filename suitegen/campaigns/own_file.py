@@ -15,8 +15,9 @@ function that the emitter writes loses its ``return``. After the cut the reprodu
 again.
 
 What is reported is checked: the reduced file is built and run again under both builds, twice, and compute-sanitizer
-(memcheck, where the toolkit has it) runs the original's and the reduced program's good and bad builds. A good
-build whose program is not memcheck-clean puts the program at fault, not the compiler: nothing is claimed.
+(where the toolkit has it) runs the original's and the reduced program's good builds under each of its tools, and their
+bad builds under memcheck (``sanitizer``). A good build whose program races, reads memory out of bounds or unwritten,
+or waits at a barrier not every thread reaches puts the program at fault, not the compiler: nothing is claimed.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from pathlib import Path
 from suitegen import model
 from suitegen.campaigns import triage
 from suitegen.compilers import modules
+from suitegen.execute import sanitizer
 from suitegen.synth import present, textual
 
 RUN_SECONDS = 60.0
@@ -169,10 +171,11 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, kee
     builds = {name: campaign.build(name) for name in runs}
     good = next(r for r in runs.values() if r.right)
     bad = next(r for r in runs.values() if r.built and not r.right)
-    check = {f"original {r.build}": triage.sanitized(campaign.tc, r.exe) for r in (good, bad)}
-    if check[f"original {good.build}"] not in ("", "clean"):
+    check = {f"original {r.build}": sanitizer.judged(campaign.tc, r.exe, tools)
+             for r, tools in ((good, sanitizer.RIGHT), (bad, sanitizer.WRONG))}
+    if check[f"original {good.build}"] and not sanitizer.clean(check[f"original {good.build}"]):
         return {"kind": model.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
-                "why": f"the {good.build} build's program is not memcheck-clean: the program is at fault"}
+                "why": f"the {good.build} build's program is not sanitizer-clean: the program is at fault"}
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
     tells = Tells(campaign, builds[good.build], witness, builds[bad.build], good, bad, deadline,
                   frozenset(textual.missing_returns(text)), keep)
@@ -184,12 +187,13 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, kee
         folder = Path(tempfile.mkdtemp(prefix=f"again{k}", dir=campaign.scratch))
         again.append(behave_under(campaign, runs, small, folder))
     last = again[-1]
-    check.update({f"reduced {name}": triage.sanitized(campaign.tc, last[name].exe) for name in (good.build, bad.build)})
+    check.update({f"reduced {name}": sanitizer.judged(campaign.tc, last[name].exe, tools)
+                  for name, tools in ((good.build, sanitizer.RIGHT), (bad.build, sanitizer.WRONG))})
     # What is claimed is what a person sees who runs it: every build right on the original is right on it, both times,
     # and the wrong build is wrong both times.
     still = all(a[n].right for a in again for n, r in runs.items() if r.right) and all(
         a[bad.build].built and not a[bad.build].right for a in again)
-    fault = check[f"reduced {good.build}"] not in ("", "clean")
+    fault = bool(check[f"reduced {good.build}"]) and not sanitizer.clean(check[f"reduced {good.build}"])
     return {"kind": model.PROGRAM_FAULT if fault else "wrong-code", "good": good.build, "bad": bad.build,
             "witness": witness.name if witness else None,
             "wrong": sorted(n for n, r in last.items() if not r.right),
@@ -200,7 +204,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, kee
             "varies": len({a[bad.build].output for a in again}) > 1,  # the wrong build's two runs printed apart
             "observed": [m.group(0) for m in CELL.finditer(last[bad.build].output)][:6] or
             [triage.log_line(last[bad.build].output, triage.FAULT)[:200] or last[bad.build].said()],
-            "why": f"the {good.build} build's reduced program is not memcheck-clean" if fault else ""}
+            "why": f"the {good.build} build's reduced program is not sanitizer-clean" if fault else ""}
 
 
 def finding(campaign, source: Path, before: str, found: dict) -> dict:
@@ -233,7 +237,7 @@ def report(source: Path, before: str, found: dict, runs: dict[str, Ran], builds:
                 if found["witness"] else ""),
              "", "| build | the original | the reduced file |", "|---|---|---|"]
     lines += [f"| {n} | {runs[n].said()} | {found['said'].get(n, '')} |" for n in runs]
-    lines += ["", "compute-sanitizer (memcheck): " + (", ".join(f"{k}: {v}" for k, v in found["sanitizer"].items()
+    lines += ["", "compute-sanitizer: " + (", ".join(f"{k}: {sanitizer.said(v)}" for k, v in found["sanitizer"].items()
                                                                  if v) or "not in this toolkit"), "", "```sh"]
     lines += [command(n, f"{source.stem}.reduced.cu") for n in (found["bad"], found["good"])]
     return "\n".join(lines + ["```", "", "```cuda", found["reproducer"].rstrip(), "```", ""])

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from suitegen import procs, resources
 from suitegen.compilers import cache, diagnostics, modules
-from suitegen.execute import host_check
+from suitegen.execute import host_check, sanitizer
 from suitegen.model import HARNESS, PROGRAM_FAULT, Compiler, UsageError, digest
 from suitegen.report.diff import Entry
 from suitegen.report.run_folder import new_run_id
@@ -353,8 +353,9 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
                 "bug"}
     if "stack" in final:  # a fault: does the program itself overrun, built for the host under ASan and UBSan?
         final["sanitizer"]["host-asan"] = host_sanitized(campaign, small)
-    blamed = [b for b in (good, "host-asan") if final["sanitizer"].get(b) not in (None, "", "clean")]
-    if blamed:  # the right build's program is not memcheck-clean, or the host's sanitizers find errors in it
+    said = final["sanitizer"]
+    blamed = [b for b in (good, "host-asan") if said.get(b) and not sanitizer.clean(said[b])]
+    if blamed:  # compute-sanitizer finds errors in the right build's program, or the host's sanitizers do
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "undefined": blamed, "statuses": first, "sanitizer": final["sanitizer"],
                 "reproducer": text, "why": f"the sanitizers find errors in the program ({', '.join(blamed)}): the "
@@ -390,10 +391,10 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     """Build the reproducer file and each of its shorter device forms (``present.forms``) alone under the bad and the
     good build, and run each program twice; keep the shortest form whose bad build prints what the file's does and
     whose good build prints ``OK``, every time (``built``: the program as the campaign's file held it, the last resort
-    where the reduced file shows nothing); then run compute-sanitizer's memcheck on the kept form's programs.
+    where the reduced file shows nothing); then run compute-sanitizer on the kept form's programs (``sanitizer``).
     Return the text kept, what each build printed last (``WRONG n`` / ``OK``), whether the file reproduced (both
-    runs: the same cells wrong, ``same_wrong``), whether the wrong values varied between runs, and memcheck's word per
-    build (empty where no GPU runs nvcc's builds)."""
+    runs: the same cells wrong, ``same_wrong``), whether the wrong values varied between runs, and compute-sanitizer's
+    word per build (empty where no GPU runs nvcc's builds)."""
     kept = {"reproducer": text, "standalone": {}, "reproduces": None, "sanitizer": {}}
     host = bad.startswith("host-")  # a host finding's reproducer is host C++: built by the host compiler, as is
     if host != (good or bad).startswith("host-") or not host and (campaign.runner is None
@@ -406,7 +407,7 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
         out = {}
         for name in names:
             folder = Path(tempfile.mkdtemp(prefix="s", dir=campaign.scratch))
-            if host:  # built and run twice (no executable kept: memcheck is for device code)
+            if host:  # built and run twice (no executable kept: compute-sanitizer is for device code)
                 said = [host_check.run(candidate, folder / str(k), "repro", host_check.HOST_BUILDS[name],
                                        cxx=getattr(campaign, "cxx", None)).log.strip() for k in range(2)]
                 out[name] = (folder, said)
@@ -429,7 +430,9 @@ def final_form(campaign, text: str, bad: str, good: str | None, built: str | Non
     kept.update(reproducer=candidates[at], reproduces=holds(chosen),
                 varies=len({o for r in ran if holds(r) for o in r[bad][1]}) > 1,
                 standalone={n: (chosen[n][1][-1].splitlines() or ["(nothing)"])[-1] for n in names},
-                sanitizer={} if host else {n: sanitized(campaign.tc, chosen[n][0]) for n in names})
+                sanitizer={} if host else {n: sanitizer.judged(campaign.tc, chosen[n][0],
+                                                                sanitizer.WRONG if n == bad else sanitizer.RIGHT)
+                                           for n in names})
     if not host and FAULT.search(first):  # a fault: how much stack the kernel needs, as ptxas says (the driver sizes it so)
         kept["stack"] = {n: stack_use(campaign, builds[n], candidates[at]) for n in names}
     return kept
@@ -472,20 +475,6 @@ def stack_use(campaign, build, text: str) -> str:
     return (f"kernel frame {frames[kernel]} bytes; {used.group(1).strip() if used else ''}"
             + ("" if used and "cumulative stack size" in used.group(1) else "; no cumulative stack size")
             + f"; largest callee frame {callees} bytes")
-
-
-def sanitized(toolchain, exe: Path | None) -> str:
-    """Return what compute-sanitizer's memcheck says of a built program: "clean", its first error, or why it did not
-    run ("" where the toolkit has no compute-sanitizer)."""
-    tool = shutil.which("compute-sanitizer") or str(Path(toolchain.nvcc).parent / "compute-sanitizer")
-    if exe is None or not Path(tool).is_file():
-        return ""
-    done = procs.run((tool, "--tool", "memcheck", "--error-exitcode", "99", str(exe)), timeout=600,
-                     cwd=exe.parent, core=False)
-    if done.returncode != 99:
-        return "clean" if not done.timed_out else "did not finish"
-    line = next((l for l in done.output.splitlines() if "=========" in l and ("Invalid" in l or "rror" in l)), "")
-    return "errors: " + line.replace("=========", "").strip()[:200]
 
 
 def investigate_crash(campaign, suspect: dict, deadline: float, program: ir.Program | None = None) -> dict:

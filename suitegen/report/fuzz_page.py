@@ -6,6 +6,7 @@ import json
 import statistics
 from pathlib import Path
 
+from suitegen.execute import sanitizer
 from suitegen.model import FILED, HARNESS, PROGRAM_FAULT
 
 
@@ -39,8 +40,9 @@ def headline(wrong: int, findings: list[dict]) -> str:
 def reproducers(findings: list[dict]) -> str | None:
     """Return what a compiler engineer is handed, in a line: the distinct bugs' reproducers (each the whole file), how
     many reproduce built alone twice (a crash: built again), how many of those that run are clean under the
-    sanitizers that judged the program (the right build's memcheck, the host's ASan and UBSan; the wrong build's own
-    fault aside; none judged is not clean), how many are ranged over releases. None where no bug has a reproducer."""
+    sanitizers that judged the program (compute-sanitizer on the right build, the host's ASan and UBSan; the wrong
+    build's own fault aside; none judged is not clean), how many are ranged over releases. None where no bug has a
+    reproducer."""
     bugs = [f for f in distinct_bugs(findings).values() if f.get("reproducer")]
     if not bugs:
         return None
@@ -50,7 +52,7 @@ def reproducers(findings: list[dict]) -> str | None:
     def clean(f: dict) -> bool:
         bad = str(f.get("bad") or "")
         judged = [v for b, v in (f.get("sanitizer") or {}).items() if b != bad and not b.endswith(f" {bad}")]
-        return bool(judged) and all(v == "clean" for v in judged)
+        return bool(judged) and all(sanitizer.clean(v) for v in judged)
     return (f"Reproducers of the {len(bugs)} distinct bugs: median {statistics.median(lines):g} lines, at most "
             f"{lines[-1]} (each the whole file); "
             f"{sum(f.get('reproduces', f.get('reduced_still_differs')) is True for f in bugs)} reproduce built alone "
@@ -124,8 +126,9 @@ def _markdown(f: dict, suffix: str) -> str:
         builds.append(f"- as the campaign built the program it drew: wrong under {', '.join(f['seen']['failing'])}; "
                       f"right under {', '.join(f['seen']['passing']) or 'none'}")
     builds += [f"- target {t}: {v}" for t, v in (f.get("targets") or {}).items()]
-    builds += [f"- {'AddressSanitizer and UBSan, host' if b == 'host-asan' else 'compute-sanitizer memcheck, ' + b} "
-               f"build: {r}" for b, r in (f.get("sanitizer") or {}).items() if r]
+    builds += [f"- {'AddressSanitizer and UBSan, host' if b == 'host-asan' else 'compute-sanitizer, ' + b} "
+               f"build: {r if b == 'host-asan' else sanitizer.said(r)}"
+               for b, r in (f.get("sanitizer") or {}).items() if r]
     builds += [f"- ptxas -v on the kernel, {b} build: {r}" for b, r in (f.get("stack") or {}).items() if r]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
@@ -166,7 +169,8 @@ def table(findings: list[dict], folder: str = "") -> list[str]:
         what = ("crash: " + (f.get("log") or "").strip().splitlines()[-1][:80] if f["kind"] == "crash" and f.get("log")
                 else "; ".join(f.get("observed") or [])[:120])
         where = f.get("reduced") or f
-        clean = ", ".join(f"{b}: {r}" for b, r in (f.get("sanitizer") or {}).items() if r) or "-"
+        clean = ", ".join(f"{b}: {r if b == 'host-asan' else sanitizer.said(r)}"
+                          for b, r in (f.get("sanitizer") or {}).items() if r) or "-"
         alone = {True: "yes", False: "no"}.get(f.get("reproduces"), "-")
         lines.append(f"| [`{key}`]({folder}repro/{key}/report.md) | {'known' if f.get('known') else 'new'} "
                      f"| {f['stage']} | {what} | {', '.join(where['failing'])} | {', '.join(where.get('passing') or []) or '-'} "
