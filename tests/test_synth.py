@@ -333,7 +333,7 @@ def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(
     ``sg_env``) unfolds into the kernel, which nvcc still builds: the reduction of a file of one's own can then cut
     what the wrapping held. A lambda's ``return`` is no early return; a namespace ``around`` names stays; nothing is
     unfolded where it would read another value, and odd text is no crash."""
-    from suitegen.synth import textual
+    from suitegen.synth import present, textual
     [(_, flat)] = textual.namespaces_unwrapped(UNFOLDED)
     assert "sg_p1" not in flat and textual.namespaces_unwrapped(UNFOLDED, around="sg_p1::body(e, o);") == []
     [(_, inlined)] = textual.calls_inlined(flat)
@@ -360,7 +360,7 @@ def test_a_program_s_wrapping_unfolds_a_namespace_a_call_and_a_struct_s_members(
     for hostile in ("static void say(const char *fmt, ...) {\n  (void)fmt;\n}\nint main() {\n  say(\"x\");\n}\n",
                     "struct S { int a,; };\nvoid k() {\n  S s = {1};\n  (void)s.a;\n}\n", "struct S { *; };\n"):
         assert textual.calls_inlined(hostile) + textual.members_inlined(hostile) == []  # and no exception
-    assert textual._split("',', \"a, b\", f(1, 2)") == ["','", ' "a, b"', " f(1, 2)"], "no comma of a literal splits"
+    assert present.split("',', \"a, b\", f(1, 2)") == ["','", '"a, b"', "f(1, 2)"], "no comma of a literal splits"
     qualified = "namespace ns {\nint x;\n}\nint y = ns::x + other::ns::x;\n"
     assert [t for _, t in textual.namespaces_unwrapped(qualified)] == ["int x;\nint y = x + other::ns::x;\n"]
     if not HAVE_NVCC:

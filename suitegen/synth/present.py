@@ -25,6 +25,13 @@ MACROS = re.compile(r"#define SG_HD [^\n]*\n|#ifdef __CUDA_ARCH__\n#define SG_DE
 HELPER = re.compile(r"^(?:SG_HD|__device__ __forceinline__) [\w ]+?\b(sg_\w+)\(", re.M)  # a helper's definition
 ONE_LINE = re.compile(r"__device__ __forceinline__ ([\w ]+?) (sg_\w+)\(([^()]*)\) \{ return (.*); \}\n")
 OPEN, CLOSE = "([{", ")]}"
+QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)+\'')  # a string or character literal
+
+
+def masked(text: str) -> str:
+    """Return ``text`` with its string and character literals' contents blanked (the same length): a bracket or comma
+    inside one is no expression's."""
+    return QUOTED.sub(lambda m: m[0][0] + " " * (len(m[0]) - 2) + m[0][-1], text)
 
 
 def closing(text: str, at: int) -> int:
@@ -41,19 +48,25 @@ def closing(text: str, at: int) -> int:
 
 
 def arguments(text: str, at: int) -> tuple[list[str], int]:
-    """Return the arguments of the call whose ``(`` is at ``at``, split at its own commas, and the index past it."""
-    end = closing(text, at)
-    args, depth, start = [], 0, at + 1
-    for i in range(at + 1, end - 1):
-        if text[i] in OPEN:
+    """Return the arguments of the call whose ``(`` is at ``at`` (``split``), and the index past it."""
+    end = closing(masked(text), at)
+    return split(text[at + 1:end - 1]), end
+
+
+def split(args: str) -> list[str]:
+    """Return a call's arguments (its text between the parentheses), split at its top-level commas (not a literal's),
+    each stripped."""
+    code, out, depth, start = masked(args), [], 0, 0
+    for i, ch in enumerate(code):
+        if ch in OPEN:
             depth += 1
-        elif text[i] in CLOSE:
+        elif ch in CLOSE:
             depth -= 1
-        elif text[i] == "," and depth == 0:
-            args.append(text[start:i].strip())
+        elif ch == "," and depth == 0:
+            out.append(args[start:i].strip())
             start = i + 1
-    args.append(text[start:end - 1].strip())
-    return [a for a in args if a], end
+    out.append(args[start:].strip())
+    return [a for a in out if a]
 
 
 def calls(text: str, name: str) -> list[int]:

@@ -52,12 +52,11 @@ def missing_returns(text: str) -> list[str]:
     return out
 
 
-QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)+\'')  # a string or character literal
 
 
 def _depth(line: str) -> int:
     """Return how many blocks a line opens less how many it closes (braces in literals left out)."""
-    code = QUOTED.sub("", line)
+    code = present.QUOTED.sub("", line)
     return code.count("{") - code.count("}")
 
 
@@ -65,7 +64,7 @@ def balanced(text: str) -> bool:
     """Whether ``text``'s braces pair up (outside its string and character literals): a text whose do not cannot
     build, and is not worth a build to learn it."""
     depth = 0
-    for ch in QUOTED.sub("", text):
+    for ch in present.QUOTED.sub("", text):
         depth += (ch == "{") - (ch == "}")
         if depth < 0:
             return False
@@ -206,12 +205,6 @@ def _operand(text: str, i: int, k: int) -> bool:
         not CAST.match(text[i + 1:k])
 
 
-def _masked(text: str) -> str:
-    """Return ``text`` with its string and character literals' contents blanked (the same length): a parenthesis
-    inside one is no expression's."""
-    return QUOTED.sub(lambda m: m[0][0] + " " * (len(m[0]) - 2) + m[0][-1], text)
-
-
 def _groups(code: str) -> tuple[list[bool], dict[int, tuple[int, bool]]]:
     """Match ``code``'s parentheses: return, for each offset, whether it lies in a divisor (``DIVISOR``: in the
     parentheses after a ``/`` or ``%``, in those of a cast's operand there, ``/ (int)(a - b)``, or within either), and
@@ -243,7 +236,7 @@ def _operands_in(code: str, closed: dict[int, tuple[int, bool]], shortest: int =
 def _spans(text: str, shortest: int = 0) -> list[tuple[int, int]]:
     """Return the (first, last) offsets of ``text``'s parenthesised operands of ``shortest`` characters or more,
     largest first (``_operands_in``); none in a string literal."""
-    code = _masked(text)
+    code = present.masked(text)
     return _operands_in(code, _groups(code)[1], shortest)
 
 
@@ -312,11 +305,11 @@ def operands(text: str) -> list[Edit]:
     """An operand for the expression it is part of (``_parts``), and a call's argument for the call, largest
     expression first: never in a divisor, an index or a shift count (``BOUNDED``), nor a shifted value's cast (it
     sets the shift's width), nor where a string literal is."""
-    code, out = _masked(text), []
+    code, out = present.masked(text), []
     divisor, closed = _groups(code)
     for i, j in _operands_in(code, closed):
         inner = text[i + 1:j]
-        if BOUNDED.search(code[max(0, i - 4):i]) or QUOTED.search(inner) or \
+        if BOUNDED.search(code[max(0, i - 4):i]) or present.QUOTED.search(inner) or \
                 SHIFTED.match(code[j + 1:]) and _cast(inner):
             continue
         out += [_edit(text, i, j, _grouped(part)) for part in _parts(inner)]
@@ -326,8 +319,8 @@ def operands(text: str) -> list[Edit]:
                 not (before.endswith(OPERATOR) or before.endswith("return")):
             continue
         end = _closing(code, m.end() - 1)
-        if end > 0 and not QUOTED.search(text[m.start():end]):
-            out += [_edit(text, m.start(), end, _grouped(a)) for a in _split(text[m.end():end])]
+        if end > 0 and not present.QUOTED.search(text[m.start():end]):
+            out += [_edit(text, m.start(), end, _grouped(a)) for a in present.split(text[m.end():end])]
     return sorted(out, key=lambda e: -len(e[0][1]))
 
 
@@ -393,7 +386,7 @@ def helpers_inlined(text: str) -> list[Edit]:
         while (c := call.search(rest)) and done < 50:
             end = _closing(rest, c.end() - 1)
             args = rest[c.end():end]
-            parts = _split(args)
+            parts = present.split(args)
             values = [f"(({t}){_grouped(a)})" if t else _grouped(a) for t, a in zip(types, parts)]
             if end < 0 or len(parts) != len(params) or SIDE_EFFECT.search(args):  # an argument may be read twice
                 break
@@ -450,7 +443,7 @@ def calls_inlined(text: str) -> list[Edit]:
         params = line[line.index("(", m.start("name")) + 1:line.rindex(")")]
         declared = [d.strip() for d in params.split(",") if d.strip()]
         names = [(re.findall(r"\w+", d) or [""])[-1] for d in declared]
-        args = [a.strip() for a in _split(call[2])]
+        args = present.split(call[2])
         if len(args) != len(names) or not all(names) or any(
                 re.search(rf"\b{n}\b", a) and (n != own or a != own or not re.search(r"[*&]", d) or _written(own, code))
                 for d, own, a in zip(declared, names, args) for n in names):
@@ -479,12 +472,6 @@ def _without_lambdas(text: str) -> str:
     return text
 
 
-def _split(args: str) -> list[str]:
-    """Return a call's arguments (its text between the parentheses), split at its top-level commas."""
-    cuts = [-1] + [c.start() for c in _top(_masked(args), re.compile(","))] + [len(args)]  # no comma of a literal
-    return [args[a + 1:b] for a, b in zip(cuts, cuts[1:]) if args[a + 1:b].strip()]
-
-
 STRUCT = re.compile(r"^struct (?P<name>\w+) \{(?P<fields>[^{}]*)\};[ \t]*$", re.M)
 
 
@@ -503,7 +490,7 @@ def members_inlined(text: str) -> list[Edit]:
         if "" in fields or not all(fields.values()):
             continue
         for d in re.finditer(rf"^[ \t]*(?:const\s+)?{s['name']}\s+(\w+)\s*=\s*\{{(.*)\}};[ \t]*\n", text, re.M):
-            values = [v.strip() for v in _split(d[2])]
+            values = present.split(d[2])
             after = text[d.end():]
             uses = list(re.finditer(rf"(?<![\w.>]){d[1]}\b(\s*\.\s*(\w+))?", after))
             between = after[:uses[-1].start()] if uses else ""
@@ -581,7 +568,7 @@ def unused(text: str, around: str = "") -> str:
                 k = end + 1
                 continue
             level = bool(OPENS_LEVEL.match(line))
-            for ch in QUOTED.sub("", line):
+            for ch in present.QUOTED.sub("", line):
                 if ch == "{":
                     opened.append(level)
                 elif ch == "}" and opened:
