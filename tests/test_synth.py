@@ -313,6 +313,9 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
         "((unsigned long long)(2)) ? ((unsigned long long)(o[1])) : ((unsigned long long)(2)))))); }\n"]
     assert textual.helpers_inlined(helper.replace("sg_max_ull(o[1], 2)", "sg_max_ull(o[1]++, 2)")) == [], \
         "an argument with a side effect would be evaluated twice"
+    member = "__device__ int get(S s, int a) { return s.a + a; }\n__global__ void k(int *o) { o[0] = get(v, 3); }\n"
+    assert [t for _, t in textual.helpers_inlined(member)] == [
+        "__global__ void k(int *o) { o[0] = (((S)(v)).a + ((int)(3))); }\n"], "a member is not the parameter it names"
     macro = "#ifdef __CUDA_ARCH__\n#define SG_DEV(d, h) d\n#else\n#define SG_DEV(d, h) h\n#endif\nint main() {}\n"
     assert textual.unused(macro) == "int main() {}\n", "a macro defined in both arms, and the conditional left empty"
 

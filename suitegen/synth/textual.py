@@ -390,7 +390,7 @@ def helpers_inlined(text: str) -> list[Edit]:
             values = [f"(({t}){_grouped(a)})" if t else _grouped(a) for t, a in zip(types, parts)]
             if end < 0 or len(parts) != len(params) or SIDE_EFFECT.search(args):  # an argument may be read twice
                 break
-            body = re.sub(r"\b(\w+)\b", lambda w: dict(zip(params, values)).get(w[1], w[1]), m["expr"])
+            body = present.spelled(m["expr"], dict(zip(params, values)))  # not a member of the same name
             rest, done = rest[:c.start()] + _grouped(body) + rest[end + 1:], done + 1
         else:
             if done:
