@@ -9,8 +9,8 @@
 # comparisons), with a cache of its own, and ref-nightly-K-N its nightly shard; clang: the quick profile with execution, every build replayed from
 # the build store .store/clang-q (recorded where clang is, with --builds-to); nightly-K-N: shard K of N of the
 # nightly profile with execution; nightly: the whole nightly profile with execution, its children traced
-# (benchmarks/children.py); fuzz-SEED: a leg of a 10-minute campaign of that seed (--known the project's findings),
-# stopped with SIGINT after $LEG seconds (default 540, inside a call's 10 minutes; its triage's reduce budget, $REDUCE
+# (benchmarks/children.py); fuzz-SEED: a leg of a 10-minute campaign of that seed (--known benchmarks/findings: the
+# project's published findings), stopped with SIGINT after $LEG seconds (default 540, inside a call's 10 minutes; its triage's reduce budget, $REDUCE
 # or 400 s, fits in a leg) and resumed by the same step in a later call: its folder is $FUZZ_DIR/fuzz-SEED (default OUT; carry
 # it back and point FUZZ_DIR at it), the budget counts over every leg and a triage a stop cut short goes on from
 # investigated.jsonl. Each step's log and run folder go to OUT,
@@ -48,7 +48,7 @@ for step in "$@"; do
                  python3 benchmarks/children.py "$out/$step-trace.jsonl" >> "$out/$step.log" ;;
     fuzz-*) seed=${step#fuzz-}
             timeout -k 20 -s INT "${LEG:-540}" python3 -m suitegen fuzz --seed "$seed" --budget 10m \
-              --reduce-budget "${REDUCE:-400s}" -j "$(nproc)" --known benchmarks/findings/findings.json \
+              --reduce-budget "${REDUCE:-400s}" -j "$(nproc)" --known benchmarks/findings \
               --out "${FUZZ_DIR:-$out}/$step" \
               > "$out/$step.log" 2>&1 ;;
     *) echo "unknown step $step"; exit 2 ;;

@@ -747,6 +747,23 @@ def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_a
     for bad in (tmp_path / "none.json", tmp_path / "db.json.lock"):
         with pytest.raises(UsageError, match="--known"):
             triage.known_buckets(bad)
+    # a folder: every database under it and every campaign's findings there, as benchmarks/findings/ holds them
+    published = tmp_path / "published"
+    (published / "c1").mkdir(parents=True)
+    (published / "db.json").write_text(known.read_text())
+    aborted = dict(crash("y"), log="Aborted\n")
+    (published / "c1" / "findings.json").write_text(json.dumps(
+        [dict(aborted, bucket=triage.bucket(aborted)), {"kind": "repeat", "bucket": None}, {"kind": "build"}]))
+    (published / "c1" / "campaign.json").write_text("{}")
+    assert sorted(triage.known_buckets(published)) == sorted([triage.bucket(crash("a")), triage.bucket(aborted)])
+    filed = triage.file_findings(tmp_path / "db2.json", [crash("z"), aborted], "later", known=published)
+    assert [f["known"] for f in filed] == [True, True]
+    (published / "c1" / "campaign.json").write_text("{")
+    with pytest.raises(UsageError, match="campaign.json does not read back"):
+        triage.known_buckets(published)
+    (published / "empty").mkdir()
+    with pytest.raises(UsageError, match="no findings database or campaign findings under it"):
+        triage.known_buckets(published / "empty")
 
 
 def test_a_finding_s_release_range_is_its_first_wrong_last_wrong_and_first_fixed_release():

@@ -26,7 +26,7 @@ from pathlib import Path
 from suitegen import procs, resources
 from suitegen.compilers import cache, diagnostics, modules
 from suitegen.execute import host_check, sanitizer
-from suitegen.model import HARNESS, PROGRAM_FAULT, Compiler, UsageError, digest
+from suitegen.model import FILED, HARNESS, PROGRAM_FAULT, Compiler, UsageError, digest
 from suitegen.report.diff import Entry
 from suitegen.report.run_folder import new_run_id
 from suitegen.synth import emit, ir, populate, present, reduce, textual
@@ -743,13 +743,37 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
 
 
 def known_buckets(path: Path) -> list[str]:
-    """Return the buckets of a findings database read only (``--known``); raise UsageError where it is missing or
+    """Return the buckets ``--known`` counts as known (``_known_entries``); raise UsageError where it is missing or
     damaged."""
     return list(_known_entries(path))
 
 
 def _known_entries(path: Path) -> dict:
-    """Return the entries of a findings database read only, by bucket (``known_buckets``)."""
+    """Return the entries of a findings database read only, by bucket; of a folder, those of every database under it
+    and every bug of every campaign's ``findings.json`` there (the first entry of a bucket stands): a project's
+    published findings (``benchmarks/findings/``) as a whole."""
+    if not path.is_dir():
+        return _database_entries(path)
+    entries: dict = {}
+    for file in sorted(path.rglob("*.json")):
+        try:
+            data = json.loads(file.read_text())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--known {path}: {file} does not read back ({exc})") from None
+        if isinstance(data, dict) and "findings" in data:
+            for key, entry in _database_entries(file).items():
+                entries.setdefault(key, entry)
+        elif file.name == "findings.json" and isinstance(data, list):  # a campaign's findings, each with its bucket
+            for f in data:
+                if isinstance(f, dict) and f.get("kind") in FILED and isinstance(f.get("bucket"), str):
+                    entries.setdefault(f["bucket"], {"first": f, "hits": 1, "campaigns": [file.parent.name]})
+    if not entries:
+        raise UsageError(f"--known {path}: no findings database or campaign findings under it")
+    return entries
+
+
+def _database_entries(path: Path) -> dict:
+    """Return the entries of one findings database read only, by bucket."""
     try:
         text = path.read_text()
     except OSError as exc:

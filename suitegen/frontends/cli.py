@@ -126,8 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--max-programs", type=options.count, help="stop after this many programs")
     fz.add_argument("--programs", type=lambda t: [int(x) for x in t.split(",")], metavar="I,J,...",
                     help="instead of a campaign: confirm, reduce and file these programs of the seed (by index)")
-    fz.add_argument("--known", metavar="FILE", help="a findings database (findings.json) whose bugs count as known, "
-                    "such as benchmarks/findings/findings.json; it is read, never written")
+    fz.add_argument("--known", metavar="PATH", help="a findings database (findings.json) whose bugs count as known, or "
+                    "a folder: every database and campaign's findings under it, such as benchmarks/findings (the "
+                    "bugs this project published); read, never written")
     fz.add_argument("--no-reduce", action="store_true", help="confirm findings but do not reduce them")
     fz.add_argument("--reduce-budget", type=options.checked(_fuzz_time), default="5m",
                     help="time for confirming and reducing findings")
