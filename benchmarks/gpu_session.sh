@@ -6,15 +6,15 @@
 # quick: the quick profile with execution (batched, cold private cache);
 # nvrtc: the quick profile compiled by the toolkit's own NVRTC (beside the nvcc on PATH), with execution;
 # reference: the quick profile with execution from .ref/ (a `git archive` of an earlier commit, for verdict
-# comparisons), with a cache of its own, and ref-nightly-K-N its nightly shard; clang: the quick profile with execution, every build replayed from
-# the build store .store/clang-q (recorded where clang is, with --builds-to); nightly-K-N: shard K of N of the
-# nightly profile with execution; nightly: the whole nightly profile with execution, its children traced
-# (benchmarks/children.py); fuzz-SEED: a leg of a 10-minute campaign of that seed (--known benchmarks/findings: the
-# project's published findings), stopped with SIGINT after $LEG seconds (default 540, inside a call's 10 minutes; its triage's reduce budget, $REDUCE
-# or 400 s, fits in a leg) and resumed by the same step in a later call: its folder is $FUZZ_DIR/fuzz-SEED (default OUT; carry
-# it back and point FUZZ_DIR at it), the budget counts over every leg and a triage a stop cut short goes on from
-# investigated.jsonl. Each step's log and run folder go to OUT,
-# with its wall time (the `time` line) and `where_time_goes.py` on its records.
+# comparisons), with a cache of its own, and ref-nightly-K-N its nightly shard; clang: the quick profile with
+# execution, every build replayed from the build store .store/clang-q (recorded where clang is, with --builds-to);
+# nightly-K-N: shard K of N of the nightly profile with execution; nightly: the whole nightly profile with execution,
+# its children traced (benchmarks/children.py); fuzz-SEED: a leg of a 10-minute campaign of that seed (--known
+# benchmarks/findings: the project's published findings), stopped with SIGINT after $LEG seconds (default 540, inside
+# a call's 10 minutes; its triage's reduce budget, $REDUCE or 400 s, fits in a leg) and resumed by the same step in a
+# later call: its folder is $FUZZ_DIR/fuzz-SEED (default OUT; carry it back and point FUZZ_DIR at it), the budget
+# counts over every leg and a triage a stop cut short goes on from investigated.jsonl. Each step's log and run folder
+# go to OUT, with its wall time (the `time` line) and `where_time_goes.py` on its records.
 out=${1:?usage: gpu_session.sh OUT [steps]}; shift
 mkdir -p "$out"
 export SUITEGEN_CACHE="$out/cache"

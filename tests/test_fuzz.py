@@ -150,6 +150,12 @@ def test_bad_options_are_usage_errors(tmp_path):
                         (["--budget", "soon"], "--budget")):
         done = fuzz_cli(*args, "--out", str(tmp_path / "x"), "--no-gpu")
         assert done.returncode == 2 and words in done.stderr, done.stderr
+    known = tmp_path / "published"  # a campaign writing into the --known folder would count its own bugs as known
+    (known / "c").mkdir(parents=True)
+    (known / "c" / "findings.json").write_text("[]")
+    (known / "findings.json").write_text('{"findings": {}}')
+    done = fuzz_cli("--known", str(known), "--out", str(known / "new"), "--no-gpu", "--max-programs", "1")
+    assert done.returncode == 2 and "lies in --known" in done.stderr and not (known / "new").exists(), done.stderr
 
 
 @pytest.mark.nvcc
@@ -750,7 +756,8 @@ def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_a
     # a folder: every database under it and every campaign's findings there, as benchmarks/findings/ holds them
     published = tmp_path / "published"
     (published / "c1").mkdir(parents=True)
-    (published / "db.json").write_text(known.read_text())
+    (published / "database.json").write_text(known.read_text())
+    (published / "db.json").write_text("{")  # no file of those a --known folder is read for
     aborted = dict(crash("y"), log="Aborted\n")
     (published / "c1" / "findings.json").write_text(json.dumps(
         [dict(aborted, bucket=triage.bucket(aborted)), {"kind": "repeat", "bucket": None}, {"kind": "build"}]))
@@ -758,8 +765,10 @@ def test_reductions_of_one_crash_are_one_bug_and_another_database_s_bugs_count_a
     assert sorted(triage.known_buckets(published)) == sorted([triage.bucket(crash("a")), triage.bucket(aborted)])
     filed = triage.file_findings(tmp_path / "db2.json", [crash("z"), aborted], "later", known=published)
     assert [f["known"] for f in filed] == [True, True]
-    (published / "c1" / "campaign.json").write_text("{")
-    with pytest.raises(UsageError, match="campaign.json does not read back"):
+    (published / "c1" / "campaign.json").write_text("{")  # not a file a --known folder is read for
+    assert len(triage.known_buckets(published)) == 2
+    (published / "c1" / "database.json").write_text("{")
+    with pytest.raises(UsageError, match="database.json does not read back"):
         triage.known_buckets(published)
     (published / "empty").mkdir()
     with pytest.raises(UsageError, match="no findings database or campaign findings under it"):

@@ -51,9 +51,16 @@ def test_the_first_tool_that_finds_an_error_is_named_with_its_line_and_the_rest_
     assert asked == ["memcheck", "racecheck"] and not sanitizer.clean(said)
 
 
-def test_a_hazard_counts_though_the_tool_exits_0_and_a_warning_is_a_hazard(fake):
-    said, _ = fake({"racecheck": "0\n========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n"})
+def test_the_summary_s_count_is_the_tool_s_word_not_the_exit_status(fake):
+    """A hazard counts though the tool exits 0 (a warning is a hazard too); a program that exits 99 itself, with the
+    tool's summary at 0, is clean; the error line is the tool's own, never one the program printed."""
+    said, _ = fake({"racecheck": "0\nError: the program's own line\n"
+                                 "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n"})
     assert said == "errors (racecheck): RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)", said
+    said, _ = fake({"racecheck": "99\nCUDA error: the program's own words\n"
+                                 "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n",
+                    "memcheck": "99\n========= ERROR SUMMARY: 0 errors\n"})
+    assert sanitizer.clean(said), said
 
 
 @pytest.mark.parametrize("answer", ["1\n========= Error: Target application terminated before first instrumented API "

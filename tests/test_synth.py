@@ -259,7 +259,7 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
     """What lines cannot do: a cast's operand (which may also be 0), either operand of a binary operator, a call's
     argument for the call, never a divisor's; a variable's value where it is read once; a loop's body once, its
     variable declared; either branch of an ``if``, or the ``if`` without its ``else``."""
-    from suitegen.synth import textual
+    from suitegen.synth import present, textual
     text = ("__device__ int f(int a, int b) {\n  int v = ((int)((a + 3) * (b ^ 7)));\n  int w = max((a * 2), 3);\n"
             "  for (int i = 0; i < 4; ++i) {\n    w += (unsigned)((v - i));\n  }\n"
             "  if ((w > 2)) {\n    w = w / (a - 1);\n  } else {\n    w ^= 1;\n  }\n  return w;\n}\n")
@@ -316,6 +316,7 @@ def test_the_rewrites_put_an_operand_for_its_expression_a_value_for_its_one_use_
     member = "__device__ int get(S s, int a) { return s.a + a; }\n__global__ void k(int *o) { o[0] = get(v, 3); }\n"
     assert [t for _, t in textual.helpers_inlined(member)] == [
         "__global__ void k(int *o) { o[0] = (((S)(v)).a + ((int)(3))); }\n"], "a member is not the parameter it names"
+    assert present.spelled("s->a + ns::a + a", {"a": "(3)"}) == "s->a + ns::a + (3)", "nor one after -> or ::"
     macro = "#ifdef __CUDA_ARCH__\n#define SG_DEV(d, h) d\n#else\n#define SG_DEV(d, h) h\n#endif\nint main() {}\n"
     assert textual.unused(macro) == "int main() {}\n", "a macro defined in both arms, and the conditional left empty"
 

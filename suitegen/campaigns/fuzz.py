@@ -39,7 +39,7 @@ from suitegen.compilers.modules import DeviceBuild
 from suitegen.campaigns import file_pass, own_file, triage
 from suitegen.engine.stopping import StopRun, handled, held, ignore_stops, invocation
 from suitegen.engine.scheduler import Scheduler
-from suitegen.execute import host_check
+from suitegen.execute import host_check, sanitizer
 from suitegen.model import FINDINGS_SECTION, FROZEN, Toolchain, UsageError, bad_field, strings, whole
 from suitegen.report.run_folder import ResultsFile, RunLock, _cut_partial_line, _lines, write_json
 from suitegen.synth import emit, populate, reduce
@@ -604,6 +604,7 @@ def fuzz_command(args) -> int:
     try:
         with handled(_stop):
             tc, opts = _campaign_options(args)
+            outside_known(opts.known, opts.out)
             with RunLock(opts.out, "suitegen fuzz"):
                 runner = _gpu_runner(args.no_gpu)
                 campaign = Campaign(tc, opts, runner)
@@ -655,6 +656,13 @@ def _campaign_options(args) -> tuple[Toolchain, Options]:
                        host=args.host, arch=args.arch, reduce=not args.no_reduce,
                        reduce_budget=parse_budget(args.reduce_budget), max_programs=args.max_programs,
                        known=Path(args.known) if args.known else None)
+
+
+def outside_known(known: Path | None, out: Path) -> None:
+    """Refuse a campaign's ``--out`` inside a ``--known`` folder: it would read its own findings as known ones."""
+    if known is not None and known.is_dir() and out.resolve().is_relative_to(known.resolve()):
+        raise UsageError(f"--out {out} lies in --known {known}: its own findings would count as known; write it "
+                         "elsewhere and copy it there after")
 
 
 def _folder(args) -> Path:
@@ -892,7 +900,7 @@ def _reduce_wrong(campaign: Campaign, source: Path, text: str, deadline: float, 
     found = own_file.reduce_wrong(campaign, text, runs, deadline)
     if "reproducer" not in found:
         print(f"fuzz: {found['why']}; nothing is claimed\n  " + "\n  ".join(
-            f"{k}: {v}" for k, v in found["sanitizer"].items()))
+            f"{k}: {sanitizer.said(v)}" for k, v in found["sanitizer"].items()))
         return 1
     out = source.with_name(source.stem + ".reduced" + source.suffix)
     out.write_text(found["reproducer"])

@@ -173,7 +173,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, kee
     bad = next(r for r in runs.values() if r.built and not r.right)
     check = {f"original {r.build}": sanitizer.judged(campaign.tc, r.exe, tools)
              for r, tools in ((good, sanitizer.RIGHT), (bad, sanitizer.WRONG))}
-    if check[f"original {good.build}"] and not sanitizer.clean(check[f"original {good.build}"]):
+    if sanitizer.blames(check[f"original {good.build}"]):
         return {"kind": model.PROGRAM_FAULT, "good": good.build, "bad": bad.build, "sanitizer": check,
                 "why": f"the {good.build} build's program is not sanitizer-clean: the program is at fault"}
     witness = next((builds[n] for n in WITNESSES if n != good.build and n in runs and runs[n].right), None)
@@ -193,7 +193,7 @@ def reduce_wrong(campaign, text: str, runs: dict[str, Ran], deadline: float, kee
     # and the wrong build is wrong both times.
     still = all(a[n].right for a in again for n, r in runs.items() if r.right) and all(
         a[bad.build].built and not a[bad.build].right for a in again)
-    fault = bool(check[f"reduced {good.build}"]) and not sanitizer.clean(check[f"reduced {good.build}"])
+    fault = sanitizer.blames(check[f"reduced {good.build}"])
     return {"kind": model.PROGRAM_FAULT if fault else "wrong-code", "good": good.build, "bad": bad.build,
             "witness": witness.name if witness else None,
             "wrong": sorted(n for n, r in last.items() if not r.right),

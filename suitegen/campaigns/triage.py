@@ -353,8 +353,9 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
                 "bug"}
     if "stack" in final:  # a fault: does the program itself overrun, built for the host under ASan and UBSan?
         final["sanitizer"]["host-asan"] = host_sanitized(campaign, small)
-    said = final["sanitizer"]
-    blamed = [b for b in (good, "host-asan") if said.get(b) and not sanitizer.clean(said[b])]
+    said = final["sanitizer"]  # compute-sanitizer blames by an error; the host's sanitizers by any word but clean
+    blamed = [b for b in (good, "host-asan") if sanitizer.blames(said.get(b)) or b == "host-asan" and said.get(b)
+              and said[b] != "clean"]
     if blamed:  # compute-sanitizer finds errors in the right build's program, or the host's sanitizers do
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "undefined": blamed, "statuses": first, "sanitizer": final["sanitizer"],
@@ -742,6 +743,9 @@ def file_findings(db_path: Path, findings: list[dict], campaign: str, say=print,
     return out
 
 
+KNOWN_FILES = ("findings.json", "database.json")  # the files of a --known folder: databases, campaigns' findings
+
+
 def known_buckets(path: Path) -> list[str]:
     """Return the buckets ``--known`` counts as known (``_known_entries``); raise UsageError where it is missing or
     damaged."""
@@ -750,32 +754,36 @@ def known_buckets(path: Path) -> list[str]:
 
 def _known_entries(path: Path) -> dict:
     """Return the entries of a findings database read only, by bucket; of a folder, those of every database under it
-    and every bug of every campaign's ``findings.json`` there (the first entry of a bucket stands): a project's
-    published findings (``benchmarks/findings/``) as a whole."""
+    and every bug of every campaign's ``findings.json`` there (``KNOWN_FILES``; the first entry of a bucket stands): a
+    project's published findings (``benchmarks/findings/``) as a whole."""
     if not path.is_dir():
         return _database_entries(path)
     entries: dict = {}
-    for file in sorted(path.rglob("*.json")):
+    files = sorted(f for f in path.rglob("*.json") if f.name in KNOWN_FILES)
+    for file in files:
         try:
-            data = json.loads(file.read_text())
+            text = file.read_text()
+            data = json.loads(text)
         except (OSError, ValueError) as exc:
             raise UsageError(f"--known {path}: {file} does not read back ({exc})") from None
-        if isinstance(data, dict) and "findings" in data:
-            for key, entry in _database_entries(file).items():
+        if isinstance(data, dict):
+            for key, entry in _database_entries(file, text).items():
                 entries.setdefault(key, entry)
-        elif file.name == "findings.json" and isinstance(data, list):  # a campaign's findings, each with its bucket
+        elif isinstance(data, list):  # a campaign's findings, each with its bucket
             for f in data:
                 if isinstance(f, dict) and f.get("kind") in FILED and isinstance(f.get("bucket"), str):
                     entries.setdefault(f["bucket"], {"first": f, "hits": 1, "campaigns": [file.parent.name]})
-    if not entries:
-        raise UsageError(f"--known {path}: no findings database or campaign findings under it")
+    if not files:
+        raise UsageError(f"--known {path}: no findings database or campaign findings under it "
+                         f"({' or '.join(KNOWN_FILES)})")
     return entries
 
 
-def _database_entries(path: Path) -> dict:
-    """Return the entries of one findings database read only, by bucket."""
+def _database_entries(path: Path, text: str | None = None) -> dict:
+    """Return the entries of one findings database read only (``text``: its text, where it is read already), by
+    bucket."""
     try:
-        text = path.read_text()
+        text = path.read_text() if text is None else text
     except OSError as exc:
         raise UsageError(f"--known {path}: {exc.strerror or exc}") from None
     why = _damage(text)

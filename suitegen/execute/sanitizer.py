@@ -17,10 +17,11 @@ from suitegen import procs
 RIGHT = ("memcheck", "racecheck", "synccheck", "initcheck")
 WRONG = ("memcheck",)
 ERRORS = 99  # the exit status asked of compute-sanitizer where a tool finds an error
+TOOL = "========= "  # how each line of the tool's own starts (the program's lines come between them)
 # a tool's last word: its errors, or racecheck's hazards (a warning too: a race is undefined, however benign it looks)
 SUMMARY = re.compile(r"^========= (?:ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard)", re.M)
 ERROR_LINE = re.compile(r"Invalid|rror:|hazard|Race|Barrier|Uninitiali")  # the line that says what a tool found
-SECONDS = 600
+SECONDS = 120.0  # a tool's time on a reproducer (a plain run takes well under a second)
 
 
 def tool(toolchain) -> Path | None:
@@ -33,30 +34,35 @@ def tool(toolchain) -> Path | None:
 def judged(toolchain, exe: Path | None, tools: tuple[str, ...] = RIGHT) -> str:
     """Return what ``tools`` say of a built program, one after another: "clean (memcheck, ...)", the first error found
     ("errors (racecheck): ..."), or why a tool gave no word ("did not finish (initcheck)", "no summary (memcheck):
-    ..."); "" where there is no program or the toolkit has no compute-sanitizer."""
+    ..."); "" where there is no program or the toolkit has no compute-sanitizer. Only an error blames the program
+    (``blames``)."""
     sanitizer = tool(toolchain)
     if exe is None or sanitizer is None:
         return ""
     for name in tools:
         done = procs.run((str(sanitizer), "--tool", name, "--error-exitcode", str(ERRORS), str(exe)),
                          timeout=SECONDS, cwd=exe.parent, core=False)
-        lines = [line.replace("=========", "").strip() for line in done.output.splitlines()]
-        count = SUMMARY.search(done.output)
+        own = [line[len(TOOL):].strip() for line in done.output.splitlines() if line.startswith(TOOL)]
+        counts = [int(a or b) for a, b in SUMMARY.findall(done.output)]
         if done.timed_out:
             return f"did not finish ({name})"
-        if done.returncode == ERRORS or count and (count[1] or count[2]) != "0":
-            first = next((l for l in lines if ERROR_LINE.search(l)), None) or next(
-                (l for l in lines if "SUMMARY" in l), "")
+        if any(counts) or not counts and done.returncode == ERRORS:  # the summary's count, else the exit status
+            first = next((l for l in own if ERROR_LINE.search(l)), None) or next((l for l in own if "SUMMARY" in l), "")
             return f"errors ({name}): {first[:200]}"
-        if count is None:
-            return f"no summary ({name}): {next((l for l in reversed(lines) if l), '(nothing)')[:200]}"
+        if not counts:
+            return f"no summary ({name}): {(own or done.output.strip().splitlines() or ['(nothing)'])[-1][:200]}"
     return f"clean ({', '.join(tools)})"
 
 
 def clean(word: str | None) -> bool:
     """Whether a word of ``judged`` says clean (a bare "clean": a finding filed when memcheck alone ran, or the host's
     sanitizers' word)."""
-    return word == "clean" or bool(word) and word.startswith("clean (")
+    return bool(word) and (word == "clean" or word.startswith("clean ("))
+
+
+def blames(word: str | None) -> bool:
+    """Whether a word of ``judged`` finds the program at fault: an error, not a tool that gave no word."""
+    return bool(word) and word.startswith("errors")
 
 
 def said(word: str) -> str:

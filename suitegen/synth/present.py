@@ -131,11 +131,11 @@ def inline_helpers(text: str) -> str:
 
 
 def spelled(text: str, names: dict[str, str]) -> str:
-    """Put each of ``names`` (a name, not a longer one nor a member) as its text, all at once: an argument's text is
-    never read again for another parameter's name."""
+    """Put each of ``names`` (a name, not a longer one, a member after ``.`` or ``->``, nor a name qualified by ``::``)
+    as its text, all at once: an argument's text is never read again for another parameter's name."""
     if not names:
         return text
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\b")
+    pattern = re.compile(r"(?<![\w.])(?<!->)(?<!::)(" + "|".join(map(re.escape, names)) + r")\b")
     return pattern.sub(lambda m: names[m[1]], text)
 
 
