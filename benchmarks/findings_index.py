@@ -35,6 +35,37 @@ def campaign(folder: Path, root: Path) -> list[str]:
     return out
 
 
+def every_bug(root: Path) -> list[str]:
+    """Return one table of every distinct bug of every campaign and reduced file here (a bucket is one bug across
+    campaigns): its shortest reproducer (and the folder whose report it is), its release range (the shortest
+    reproducer's, else another folder's), and every folder that found it; not fixed yet first, then fixed, then not
+    ranged."""
+    seen: dict[str, list[tuple[str, dict]]] = {}
+    for path in sorted(root.rglob("findings.json")):
+        data = json.loads(path.read_text())
+        if isinstance(data, list):
+            rel = path.parent.relative_to(root).as_posix() + "/"
+            for key, f in fuzz_page.distinct_bugs(data).items():
+                seen.setdefault(key, []).append((rel, f))
+    rows = []
+    for key, found in seen.items():
+        rel, best = min(found, key=lambda x: (x[1].get("lines") or 10 ** 6, x[0]))
+        releases = best.get("releases") or next((f["releases"] for _, f in found if f.get("releases")), "-")
+        what = ("crash: " + (best.get("log") or "").strip().splitlines()[-1][:80] if best["kind"] == "crash"
+                and best.get("log") else "; ".join(best.get("observed") or [])[:100])
+        order = 2 if releases == "-" else 0 if "first fixed: none yet" in releases else 1
+        rows.append((order, key, f"| [`{key}`]({rel}repro/{key}/report.md) | {best.get('stage', '')} | {what} "
+                                 f"| {', '.join(best.get('failing') or [])} | {best.get('lines', '-')} | {releases} "
+                                 f"| {', '.join(sorted({r.rstrip('/') for r, _ in found}))} |"))
+    return ([f"## Every distinct bug ({len(rows)})", "",
+             "One row per bucket across the folders below (a findings database's bug that no folder holds is not "
+             "here): its shortest reproducer, its release range, and where it was found. Not fixed by the newest "
+             "release ranged first, then fixed, then not ranged.", "",
+             "| bug | stage | what goes wrong | wrong under | lines | releases | found in |",
+             "|---|---|---|---|---|---|---|"]
+            + [row for _, _, row in sorted(rows)] + [""])
+
+
 def reduced(folder: Path, root: Path) -> list[str]:
     out = [f"## `{folder.relative_to(root).as_posix()}/` (`suitegen fuzz --reduce FILE`)", ""]
     for md in sorted(folder.glob("*.reduced.md")):
@@ -59,6 +90,7 @@ def main(root: Path) -> None:
              "Written by `benchmarks/findings_index.py` from the folders here, each the tool's output as it left "
              "it; nothing here is edited by hand (a folder's `COMMANDS` says what was run). `earlier/` holds the "
              "reproducers of campaigns before 2026-11-30, whose databases were not kept.", ""]
+    lines += every_bug(root)
     for path in sorted(root.rglob("*.json")):
         data = json.loads(path.read_text())
         if path.name == "findings.json" and isinstance(data, list):

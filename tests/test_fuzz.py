@@ -118,6 +118,9 @@ def test_a_planted_fault_is_found_confirmed_and_reduced_to_a_short_reproducer(tm
     index = (tmp_path / "README.md").read_text()
     assert "## `c/`" in index and "## `c2/`" in index and "## `findings.json` (a findings database)" in index, index
     assert all(f"[`{f['bucket']}`](c/repro/{f['bucket']}/report.md)" in index for f in found), index
+    every = index.split("## Every distinct bug")[1].split("\n## ")[0]  # one row per bug across both campaigns
+    assert f"({distinct})" in every and all(every.count(f"[`{k}`]") == 1 for k in {f["bucket"] for f in found})
+    assert every.count("| c, c2 |") == distinct, every
 
 
 @needs_gxx
