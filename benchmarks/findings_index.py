@@ -38,29 +38,32 @@ def campaign(folder: Path, root: Path) -> list[str]:
 def every_bug(root: Path) -> list[str]:
     """Return one table of every distinct bug of every campaign and reduced file here (a bucket is one bug across
     campaigns): its shortest reproducer (and the folder whose report it is), its release range (the shortest
-    reproducer's, else another folder's), and every folder that found it; not fixed yet first, then fixed, then not
-    ranged."""
+    reproducer's, else another folder's, else its folder's ``releases.md``), and every folder that found it; not fixed
+    yet first, then fixed, then the rest."""
     seen: dict[str, list[tuple[str, dict]]] = {}
     for path in sorted(root.rglob("findings.json")):
         data = json.loads(path.read_text())
         if isinstance(data, list):
             rel = path.parent.relative_to(root).as_posix() + "/"
+            said = path.parent / "releases.md"  # an older campaign's ranges, said there and not in its findings
+            ranges = dict(re.findall(r"^fuzz/(\w+): (.+)$", said.read_text(), re.M)) if said.is_file() else {}
             for key, f in fuzz_page.distinct_bugs(data).items():
-                seen.setdefault(key, []).append((rel, f))
+                seen.setdefault(key, []).append((rel, f if f.get("releases") or key not in ranges
+                                                 else dict(f, releases=ranges[key])))
     rows = []
     for key, found in seen.items():
         rel, best = min(found, key=lambda x: (x[1].get("lines") or 10 ** 6, x[0]))
         releases = best.get("releases") or next((f["releases"] for _, f in found if f.get("releases")), "-")
         what = ("crash: " + (best.get("log") or "").strip().splitlines()[-1][:80] if best["kind"] == "crash"
                 and best.get("log") else "; ".join(best.get("observed") or [])[:100])
-        order = 2 if releases == "-" else 0 if "first fixed: none yet" in releases else 1
+        order = 0 if "first fixed: none yet" in releases else 1 if "first fixed:" in releases else 2
         rows.append((order, key, f"| [`{key}`]({rel}repro/{key}/report.md) | {best.get('stage', '')} | {what} "
                                  f"| {', '.join(best.get('failing') or [])} | {best.get('lines', '-')} | {releases} "
                                  f"| {', '.join(sorted({r.rstrip('/') for r, _ in found}))} |"))
     return ([f"## Every distinct bug ({len(rows)})", "",
              "One row per bucket across the folders below (a findings database's bug that no folder holds is not "
              "here): its shortest reproducer, its release range, and where it was found. Not fixed by the newest "
-             "release ranged first, then fixed, then not ranged.", "",
+             "release ranged first, then fixed, then the rest.", "",
              "| bug | stage | what goes wrong | wrong under | lines | releases | found in |",
              "|---|---|---|---|---|---|---|"]
             + [row for _, _, row in sorted(rows)] + [""])
