@@ -57,7 +57,7 @@ def test_the_summary_s_count_is_the_tool_s_word_not_the_exit_status(fake):
     said, _ = fake({"racecheck": "0\nError: the program's own line\n"
                                  "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n"})
     assert said == "errors (racecheck): RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)", said
-    said, _ = fake({"racecheck": "99\nCUDA error: the program's own words\n"
+    said, _ = fake({"racecheck": "99\nCUDA error: the program's own words, and no newline after them"
                                  "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n",
                     "memcheck": "99\n========= ERROR SUMMARY: 0 errors\n"})
     assert sanitizer.clean(said), said

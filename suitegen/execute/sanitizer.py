@@ -17,9 +17,10 @@ from suitegen import procs
 RIGHT = ("memcheck", "racecheck", "synccheck", "initcheck")
 WRONG = ("memcheck",)
 ERRORS = 99  # the exit status asked of compute-sanitizer where a tool finds an error
-TOOL = "========= "  # how each line of the tool's own starts (the program's lines come between them)
+# each line of the tool's own (the program's lines come between them, and one may end without a newline before it)
+TOOL = re.compile(r"========= (.*)")
 # a tool's last word: its errors, or racecheck's hazards (a warning too: a race is undefined, however benign it looks)
-SUMMARY = re.compile(r"^========= (?:ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard)", re.M)
+SUMMARY = re.compile(r"========= (?:ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard)")
 ERROR_LINE = re.compile(r"Invalid|rror:|hazard|Race|Barrier|Uninitiali")  # the line that says what a tool found
 SECONDS = 120.0  # a tool's time on a reproducer (a plain run takes well under a second)
 
@@ -42,7 +43,7 @@ def judged(toolchain, exe: Path | None, tools: tuple[str, ...] = RIGHT) -> str:
     for name in tools:
         done = procs.run((str(sanitizer), "--tool", name, "--error-exitcode", str(ERRORS), str(exe)),
                          timeout=SECONDS, cwd=exe.parent, core=False)
-        own = [line[len(TOOL):].strip() for line in done.output.splitlines() if line.startswith(TOOL)]
+        own = [line.strip() for line in TOOL.findall(done.output)]
         counts = [int(a or b) for a, b in SUMMARY.findall(done.output)]
         if done.timed_out:
             return f"did not finish ({name})"
