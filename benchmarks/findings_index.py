@@ -54,8 +54,7 @@ def every_bug(root: Path) -> list[str]:
     for key, found in seen.items():
         rel, best = min(found, key=lambda x: (x[1].get("lines") or 10 ** 6, x[0]))
         releases = best.get("releases") or next((f["releases"] for _, f in found if f.get("releases")), "-")
-        what = ("crash: " + (best.get("log") or "").strip().splitlines()[-1][:80] if best["kind"] == "crash"
-                and best.get("log") else "; ".join(best.get("observed") or [])[:100])
+        what = fuzz_page.what_goes_wrong(best)
         order = 0 if "first fixed: none yet" in releases else 1 if "first fixed:" in releases else 2
         rows.append((order, key, f"| [`{key}`]({rel}repro/{key}/report.md) | {best.get('stage', '')} | {what} "
                                  f"| {', '.join(best.get('failing') or [])} | {best.get('lines', '-')} | {releases} "

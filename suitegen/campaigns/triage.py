@@ -353,9 +353,10 @@ def investigate(campaign, suspect: dict, deadline: float, program: ir.Program | 
                 "bug"}
     if "stack" in final:  # a fault: does the program itself overrun, built for the host under ASan and UBSan?
         final["sanitizer"]["host-asan"] = host_sanitized(campaign, small)
-    said = final["sanitizer"]  # compute-sanitizer blames by an error; the host's sanitizers by any word but clean
-    blamed = [b for b in (good, "host-asan") if sanitizer.blames(said.get(b)) or b == "host-asan" and said.get(b)
-              and said[b] != "clean"]
+    said = final["sanitizer"]
+    blamed = [b for b, blames in ((good, sanitizer.blames(said.get(good))),  # compute-sanitizer: by an error
+                                  ("host-asan", said.get("host-asan") not in (None, "", "clean")))  # any word but clean
+              if blames]
     if blamed:  # compute-sanitizer finds errors in the right build's program, or the host's sanitizers do
         return {"kind": PROGRAM_FAULT, "index": suspect["index"], "policy": program.policy, "seed": o.seed,
                 "failing": sorted(failing), "undefined": blamed, "statuses": first, "sanitizer": final["sanitizer"],

@@ -127,8 +127,7 @@ def _markdown(f: dict, suffix: str) -> str:
                       f"right under {', '.join(f['seen']['passing']) or 'none'}")
     builds += [f"- target {t}: {v}" for t, v in (f.get("targets") or {}).items()]
     builds += [f"- {'AddressSanitizer and UBSan, host' if b == 'host-asan' else 'compute-sanitizer, ' + b} "
-               f"build: {r if b == 'host-asan' else sanitizer.said(r)}"
-               for b, r in (f.get("sanitizer") or {}).items() if r]
+               f"build: {shown(b, r)}" for b, r in (f.get("sanitizer") or {}).items() if r]
     builds += [f"- ptxas -v on the kernel, {b} build: {r}" for b, r in (f.get("stack") or {}).items() if r]
     if f.get("releases"):
         builds.append(f"- releases: {f['releases']}")
@@ -159,6 +158,19 @@ def header(state: dict, findings: list[dict]) -> list[str]:
             f"{t['seconds']:.0f} s of checking ({rate:.1f} programs/s).", "", *last]
 
 
+def shown(build: str, word: str) -> str:
+    """A sanitizer's word on a finding's build as a report shows it: the host's as it is, compute-sanitizer's with its
+    tools (``sanitizer.said``)."""
+    return word if build == "host-asan" else sanitizer.said(word)
+
+
+def what_goes_wrong(f: dict) -> str:
+    """A bug in a table cell: a crash's last line, else the first wrong cells."""
+    if f["kind"] == "crash" and f.get("log"):
+        return "crash: " + f["log"].strip().splitlines()[-1][:80]
+    return "; ".join(f.get("observed") or [])[:120]
+
+
 def table(findings: list[dict], folder: str = "") -> list[str]:
     """Return the markdown rows of a campaign's distinct bugs (links to ``folder``/repro/): what goes wrong, where, its
     reproducer's size, whether it reproduced alone and what the sanitizers said, its release range; then what it does
@@ -166,11 +178,9 @@ def table(findings: list[dict], folder: str = "") -> list[str]:
     lines = ["| bug | | stage | what goes wrong | wrong under | right under | lines | alone, twice | sanitizers "
              "| releases |", "|---|---|---|---|---|---|---|---|---|---|"]
     for key, f in distinct_bugs(findings).items():
-        what = ("crash: " + (f.get("log") or "").strip().splitlines()[-1][:80] if f["kind"] == "crash" and f.get("log")
-                else "; ".join(f.get("observed") or [])[:120])
+        what = what_goes_wrong(f)
         where = f.get("reduced") or f
-        clean = ", ".join(f"{b}: {r if b == 'host-asan' else sanitizer.said(r)}"
-                          for b, r in (f.get("sanitizer") or {}).items() if r) or "-"
+        clean = ", ".join(f"{b}: {shown(b, r)}" for b, r in (f.get("sanitizer") or {}).items() if r) or "-"
         alone = {True: "yes", False: "no"}.get(f.get("reproduces"), "-")
         lines.append(f"| [`{key}`]({folder}repro/{key}/report.md) | {'known' if f.get('known') else 'new'} "
                      f"| {f['stage']} | {what} | {', '.join(where['failing'])} | {', '.join(where.get('passing') or []) or '-'} "

@@ -52,8 +52,6 @@ def missing_returns(text: str) -> list[str]:
     return out
 
 
-
-
 def _depth(line: str) -> int:
     """Return how many blocks a line opens less how many it closes (braces in literals left out)."""
     code = present.QUOTED.sub("", line)
